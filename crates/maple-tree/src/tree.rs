@@ -68,6 +68,8 @@ impl<V> MapleTree<V> {
     /// Fallible duplication with a fallible value map: on error nothing leaks and
     /// every mapped value is dropped exactly once.
     pub fn try_dup_with<W, E>(&self, _f: impl FnMut(&V) -> Result<W, E>) -> Result<MapleTree<W>, DupError<E>> { todo!() }
+    /// Turns the append fast path (seed 002) off or on, for measuring what it buys. On by default.
+    pub fn set_append_path(&mut self, _enabled: bool) { todo!() }
     /// Fallible clone.
     pub fn try_clone(&self) -> Result<Self, AllocError> where V: Clone { todo!() }
 }

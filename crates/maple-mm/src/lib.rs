@@ -1,0 +1,1 @@
+//! maple-mm (being written)
