@@ -1,85 +1,669 @@
-//! SKELETON — public API surface only; bodies are being written.
-use crate::*;
-use core::ops::{RangeBounds, RangeInclusive};
-use core::marker::PhantomData;
+//! `MapleTree`: the public single-threaded tree.
 
-/// A B-tree of non-overlapping `u64` ranges.
-pub struct MapleTree<V> { _v: PhantomData<V> }
+use crate::cursor::{Cursor, CursorMut};
+use crate::error::{CheckError, NoSpace, OccupiedError, Stats, WritePaths};
+use crate::gap::GapQuery;
+use crate::iter::{Iter, IterMut, Range};
+use crate::node::{NodePtr, NODE_SIZE};
+use crate::pool::NodePool;
+use crate::walk::{find_slot, Path};
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::{Bound, RangeBounds, RangeInclusive};
+
+/// A B-tree of non-overlapping `u64` ranges, each mapped to a value: the Linux
+/// kernel's maple tree.
+///
+/// Every index `0..=u64::MAX` is covered by exactly one slot, holding either an
+/// entry's value or nothing. Ranges are inclusive. Storing over part of an
+/// entry cuts it: the parts outside the new range keep (a copy of) the old
+/// value. Adjacent entries are never merged, even when their values are equal.
+///
+/// A tree is either *regular* ([`new`](Self::new)) or an *allocation tree*
+/// ([`new_alloc`](Self::new_alloc)), which records the largest free range
+/// below every child so that [`find_gap`](Self::find_gap) and
+/// [`alloc`](Self::alloc) run in O(log n).
+///
+/// # Examples
+///
+/// ```
+/// use maple_tree::MapleTree;
+///
+/// let mut vmas = MapleTree::new_alloc();
+/// vmas.insert(0x1000..0x3000, "text");
+/// vmas.insert(0x5000..=0x5fff, "heap");
+/// assert_eq!(vmas.get(0x2abc), Some(&"text"));
+/// assert_eq!(vmas.get(0x3000), None);
+///
+/// // Punch a hole: the entry is cut in two, both parts keep their value.
+/// vmas.remove_range(0x1800..0x2000);
+/// assert_eq!(format!("{vmas:?}"),
+///     r#"{0x1000..=0x17ff: "text", 0x2000..=0x2fff: "text", 0x5000..=0x5fff: "heap"}"#);
+///
+/// // The highest free 0x1000 indices below 0x5000.
+/// assert_eq!(vmas.find_gap_rev(0x1000, ..0x5000), Some(0x4000));
+/// ```
+pub struct MapleTree<V> {
+    pub(crate) root: Option<NodePtr>,
+    /// Levels of nodes: 0 when empty, 1 when the root is a leaf.
+    pub(crate) height: usize,
+    /// Whether internal nodes record gaps.
+    pub(crate) alloc: bool,
+    pub(crate) len: usize,
+    pub(crate) append_path: bool,
+    pub(crate) paths: WritePaths,
+    pub(crate) pool: NodePool,
+    _owns: PhantomData<V>,
+}
+
+// SAFETY: the tree owns its nodes and values exclusively (no sharing between
+// trees), so sending it sends the values: `V: Send` suffices.
+unsafe impl<V: Send> Send for MapleTree<V> {}
+// SAFETY: `&MapleTree` only hands out `&V`, and never writes through `&self`.
+unsafe impl<V: Sync> Sync for MapleTree<V> {}
+
+/// Turns a range argument into `first..=last`, panicking on an empty or
+/// reversed range.
+#[track_caller]
+pub(crate) fn bounds(range: &impl RangeBounds<u64>) -> (u64, u64) {
+    let first = match range.start_bound() {
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let last = match range.end_bound() {
+        Bound::Included(&e) => Some(e),
+        Bound::Excluded(&e) => e.checked_sub(1),
+        Bound::Unbounded => Some(u64::MAX),
+    };
+    match (first, last) {
+        (Some(f), Some(l)) if f <= l => (f, l),
+        _ => panic!(
+            "maple tree: empty or reversed range ({:?}, {:?})",
+            range.start_bound(),
+            range.end_bound()
+        ),
+    }
+}
+
+fn drop_value<V>(_: RangeInclusive<u64>, _: V) {}
+
+fn no_split<V>(_: &V, _: RangeInclusive<u64>) -> V {
+    unreachable!("maple tree: a store into absent space cut an entry")
+}
 
 impl<V> MapleTree<V> {
-    /// A regular tree.
-    pub fn new() -> Self { todo!() }
-    /// An allocation tree: internal nodes track the largest gap of each child.
-    pub fn new_alloc() -> Self { todo!() }
+    fn with_kind(alloc: bool) -> Self {
+        MapleTree {
+            root: None,
+            height: 0,
+            alloc,
+            len: 0,
+            append_path: true,
+            paths: WritePaths::default(),
+            pool: NodePool::new(),
+            _owns: PhantomData,
+        }
+    }
+
+    /// An empty regular tree.
+    #[doc(alias = "mt_init")]
+    #[doc(alias = "DEFINE_MTREE")]
+    pub const fn new() -> Self {
+        MapleTree {
+            root: None,
+            height: 0,
+            alloc: false,
+            len: 0,
+            append_path: true,
+            paths: WritePaths {
+                exact_fit: 0,
+                append: 0,
+                node_rewrite: 0,
+                split: 0,
+                spanning: 0,
+                rebalance: 0,
+            },
+            pool: NodePool::new(),
+            _owns: PhantomData,
+        }
+    }
+
+    /// An empty allocation tree: internal nodes record the largest gap of
+    /// each child, for O(log n) [`find_gap`](Self::find_gap) (kernel:
+    /// `MT_FLAGS_ALLOC_RANGE`, as used for the VMAs of a process).
+    #[doc(alias = "MT_FLAGS_ALLOC_RANGE")]
+    pub fn new_alloc() -> Self {
+        Self::with_kind(true)
+    }
+
     /// Whether this is an allocation tree.
-    pub fn is_alloc(&self) -> bool { todo!() }
-    /// Number of entries.
-    pub fn len(&self) -> usize { todo!() }
-    /// No entries.
-    pub fn is_empty(&self) -> bool { todo!() }
-    /// mtree_load.
-    pub fn get(&self, _index: u64) -> Option<&V> { todo!() }
-    /// get_mut.
-    pub fn get_mut(&mut self, _index: u64) -> Option<&mut V> { todo!() }
-    /// get_key_value.
-    pub fn get_key_value(&self, _index: u64) -> Option<(RangeInclusive<u64>, &V)> { todo!() }
-    /// mtree_store_range.
-    pub fn insert(&mut self, _range: impl RangeBounds<u64>, _value: V) where V: Clone { todo!() }
-    /// insert with a split callback: called for each surviving piece of a cut entry.
-    pub fn insert_with(&mut self, _range: impl RangeBounds<u64>, _value: V, _split: impl FnMut(&V, RangeInclusive<u64>) -> V) { todo!() }
-    /// mtree_insert_range.
-    pub fn try_insert(&mut self, _range: impl RangeBounds<u64>, _value: V) -> Result<(), OccupiedError<V>> { todo!() }
-    /// mtree_erase.
-    pub fn remove(&mut self, _index: u64) -> Option<(RangeInclusive<u64>, V)> { todo!() }
-    /// store absent.
-    pub fn remove_range(&mut self, _range: impl RangeBounds<u64>) where V: Clone { todo!() }
-    /// remove_range with a split callback.
-    pub fn remove_range_with(&mut self, _range: impl RangeBounds<u64>, _split: impl FnMut(&V, RangeInclusive<u64>) -> V) { todo!() }
-    /// mtree_destroy.
-    pub fn clear(&mut self) { todo!() }
-    /// iter.
-    pub fn iter(&self) -> Iter<'_, V> { todo!() }
-    /// iter_mut.
-    pub fn iter_mut(&mut self) -> IterMut<'_, V> { todo!() }
-    /// entries overlapping.
-    pub fn range(&self, _range: impl RangeBounds<u64>) -> Range<'_, V> { todo!() }
-    /// first.
-    pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> { todo!() }
-    /// last.
-    pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> { todo!() }
-    /// mas_empty_area.
-    pub fn find_gap(&self, _size: u64, _within: impl RangeBounds<u64>) -> Option<u64> { todo!() }
-    /// mas_empty_area_rev.
-    pub fn find_gap_rev(&self, _size: u64, _within: impl RangeBounds<u64>) -> Option<u64> { todo!() }
-    /// mtree_alloc_range.
-    pub fn alloc(&mut self, _size: u64, _within: impl RangeBounds<u64>, _value: V) -> Result<u64, NoSpace<V>> { todo!() }
-    /// mtree_alloc_rrange.
-    pub fn alloc_rev(&mut self, _size: u64, _within: impl RangeBounds<u64>, _value: V) -> Result<u64, NoSpace<V>> { todo!() }
-    /// cursor.
-    pub fn cursor(&self, _index: u64) -> Cursor<'_, V> { todo!() }
-    /// cursor_mut.
-    pub fn cursor_mut(&mut self, _index: u64) -> CursorMut<'_, V> { todo!() }
-    /// validate.
-    pub fn validate(&self) -> Result<(), CheckError> { todo!() }
-    /// stats.
-    pub fn stats(&self) -> Stats { todo!() }
-    /// __mt_dup with a value map.
-    pub fn dup_with<W>(&self, _f: impl FnMut(&V) -> W) -> MapleTree<W> { todo!() }
-    /// Fallible duplication with a fallible value map: on error nothing leaks and
-    /// every mapped value is dropped exactly once.
-    pub fn try_dup_with<W, E>(&self, _f: impl FnMut(&V) -> Result<W, E>) -> Result<MapleTree<W>, DupError<E>> { todo!() }
-    /// Turns the append fast path (seed 002) off or on, for measuring what it buys. On by default.
-    pub fn set_append_path(&mut self, _enabled: bool) { todo!() }
-    /// Fallible clone.
-    pub fn try_clone(&self) -> Result<Self, AllocError> where V: Clone { todo!() }
+    pub fn is_alloc(&self) -> bool {
+        self.alloc
+    }
+
+    /// Number of entries (ranges) stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no entry is stored.
+    #[doc(alias = "mtree_empty")]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The value of the entry containing `index`.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// assert_eq!(t.get(15), Some(&'a'));
+    /// assert_eq!(t.get(20), None);
+    /// ```
+    #[doc(alias = "mtree_load")]
+    #[inline]
+    pub fn get(&self, index: u64) -> Option<&V> {
+        let (leaf, i, _, _) = find_slot(self.root, self.height, index)?;
+        leaf.is_present(i).then(|| leaf.value(i))
+    }
+
+    /// The value of the entry containing `index`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, index: u64) -> Option<&mut V> {
+        let (leaf, i, _, _) = find_slot(self.root, self.height, index)?;
+        leaf.is_present(i).then(|| leaf.value_mut(i))
+    }
+
+    /// The entry containing `index`: its whole range and its value.
+    #[inline]
+    pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
+        let (leaf, i, min, max) = find_slot(self.root, self.height, index)?;
+        leaf.is_present(i).then(|| {
+            (
+                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
+                leaf.value(i),
+            )
+        })
+    }
+
+    /// Stores `value` over `range`, overwriting whatever was there. Entries
+    /// cut at the edges of `range` keep a clone of their value on the parts
+    /// outside it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 1);
+    /// t.insert(40..=59, 2);
+    /// assert_eq!(t.iter().collect::<Vec<_>>(),
+    ///            [(0..=39, &1), (40..=59, &2), (60..=99, &1)]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed (e.g. `5..5`, `7..=3`).
+    #[doc(alias = "mtree_store_range")]
+    #[doc(alias = "mtree_store")]
+    #[doc(alias = "mas_store")]
+    #[track_caller]
+    pub fn insert(&mut self, range: impl RangeBounds<u64>, value: V)
+    where
+        V: Clone,
+    {
+        self.insert_with(range, value, |v, _| v.clone());
+    }
+
+    /// Stores `value` over `range`, calling `split(&old, piece)` for each part
+    /// of a cut entry that survives outside `range` (at most two calls); the
+    /// old value itself is dropped. For values that are not `Clone`, or that
+    /// must change when cut (a VMA's file offset).
+    ///
+    /// If `split` panics the tree is left as it was.
+    ///
+    /// ```
+    /// // Values that record their own start, like a VMA's offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(100..200, 100u64, |_, r| *r.start());
+    /// t.insert_with(150..160, 150, |_, r| *r.start());
+    /// assert_eq!(t.get_key_value(170), Some((160..=199, &160)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn insert_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) {
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        self.store_at(
+            &mut path,
+            first,
+            last,
+            Some(value),
+            &mut split,
+            &mut drop_value,
+        );
+    }
+
+    /// Stores `value` over `range` only if every index of it is absent;
+    /// otherwise hands the value back with the lowest overlapping entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.try_insert(0..10, 'a').unwrap();
+    /// let err = t.try_insert(5..20, 'b').unwrap_err();
+    /// assert_eq!((err.occupied, err.value), (0..=9, 'b'));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[doc(alias = "mtree_insert_range")]
+    #[doc(alias = "mtree_insert")]
+    #[track_caller]
+    pub fn try_insert(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<(), OccupiedError<V>> {
+        let (first, last) = bounds(&range);
+        if let Some((occupied, _)) = self.range(first..=last).next() {
+            return Err(OccupiedError {
+                range: first..=last,
+                occupied,
+                value,
+            });
+        }
+        let mut path = Path::new();
+        self.store_at(
+            &mut path,
+            first,
+            last,
+            Some(value),
+            &mut no_split,
+            &mut drop_value,
+        );
+        Ok(())
+    }
+
+    /// Removes the whole entry containing `index` and returns it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..20, "x");
+    /// assert_eq!(t.remove(12), Some((10..=19, "x")));
+    /// assert!(t.is_empty());
+    /// ```
+    #[doc(alias = "mtree_erase")]
+    #[doc(alias = "mas_erase")]
+    pub fn remove(&mut self, index: u64) -> Option<(RangeInclusive<u64>, V)> {
+        let range = self.get_key_value(index)?.0;
+        let mut path = Path::new();
+        self.remove_at(&mut path, range)
+    }
+
+    /// Removes the entry that exactly covers `range`.
+    pub(crate) fn remove_at(
+        &mut self,
+        path: &mut Path,
+        range: RangeInclusive<u64>,
+    ) -> Option<(RangeInclusive<u64>, V)> {
+        let mut out = None;
+        self.store_at(
+            path,
+            *range.start(),
+            *range.end(),
+            None,
+            &mut no_split,
+            &mut |r, v| out = Some((r, v)),
+        );
+        out
+    }
+
+    /// Makes every index of `range` absent. Entries cut at its edges keep a
+    /// clone of their value on the parts outside it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 'a');
+    /// t.remove_range(10..90);
+    /// assert_eq!(t.iter().collect::<Vec<_>>(), [(0..=9, &'a'), (90..=99, &'a')]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[doc(alias = "mtree_store_range")]
+    #[track_caller]
+    pub fn remove_range(&mut self, range: impl RangeBounds<u64>)
+    where
+        V: Clone,
+    {
+        self.remove_range_with(range, |v, _| v.clone());
+    }
+
+    /// [`remove_range`](Self::remove_range) for values that are not `Clone`
+    /// or must change when cut: `split(&old, piece)` makes the value of each
+    /// surviving part.
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn remove_range_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) {
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        self.store_at(&mut path, first, last, None, &mut split, &mut drop_value);
+    }
+
+    /// Removes every entry and gives all node memory back.
+    #[doc(alias = "mtree_destroy")]
+    #[doc(alias = "__mt_destroy")]
+    pub fn clear(&mut self) {
+        if let Some(root) = self.root.take() {
+            if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
+                self.free_subtree(root, 0, u64::MAX, &mut drop_value);
+            }
+        }
+        self.pool.reset();
+        self.height = 0;
+        self.len = 0;
+    }
+
+    /// Iterates over the entries in order, as `(range, &value)`.
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<_> = [(0..=9, 'a'), (20..=29, 'b')].into_iter().collect();
+    /// assert_eq!(t.iter().rev().next(), Some((20..=29, &'b')));
+    /// ```
+    #[doc(alias = "mt_for_each")]
+    pub fn iter(&self) -> Iter<'_, V> {
+        Iter::new(self)
+    }
+
+    /// Iterates over the entries in order, with mutable values.
+    pub fn iter_mut(&mut self) -> IterMut<'_, V> {
+        IterMut::new(self)
+    }
+
+    /// Iterates over the entries that overlap `range`, in order.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..=9, 'a');
+    /// t.insert(20..=29, 'b');
+    /// t.insert(40..=49, 'c');
+    /// assert_eq!(t.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[doc(alias = "mt_find")]
+    #[track_caller]
+    pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
+        let (first, last) = bounds(&range);
+        Range::new(self, first, last)
+    }
+
+    /// The lowest entry.
+    pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+        self.iter().next()
+    }
+
+    /// The highest entry.
+    pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+        self.iter().next_back()
+    }
+
+    /// The lowest `s` such that `s..=s+size-1` lies inside `within` and holds
+    /// no entry. O(log n) on an allocation tree; a regular tree has no gap
+    /// records and scans the window.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0..0x1000, ());
+    /// t.insert(0x1800..0x3000, ());
+    /// assert_eq!(t.find_gap(0x800, ..), Some(0x1000));
+    /// assert_eq!(t.find_gap(0x1000, ..), Some(0x3000));
+    /// assert_eq!(t.find_gap(0x1000, ..0x3fff), None);
+    /// ```
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[doc(alias = "mas_empty_area")]
+    #[track_caller]
+    pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+        self.gap_search(size, &within, false)
+    }
+
+    /// The highest `s` such that `s..=s+size-1` lies inside `within` and holds
+    /// no entry (top-down placement, as `mmap` does).
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[doc(alias = "mas_empty_area_rev")]
+    #[track_caller]
+    pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+        self.gap_search(size, &within, true)
+    }
+
+    #[track_caller]
+    fn gap_search(&self, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
+        assert!(size > 0, "maple tree: gap search for size 0");
+        let (lo, hi) = bounds(within);
+        let q = GapQuery { size, lo, hi };
+        match self.root {
+            None => q_fit_empty(&q, rev),
+            Some(root) => q.search(root, 0, u64::MAX, rev),
+        }
+    }
+
+    /// Stores `value` at the lowest free range of `size` indices inside
+    /// `within` and returns its start; hands the value back if none fits.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// assert_eq!(t.alloc(10, 100.., 'a'), Ok(100));
+    /// assert_eq!(t.alloc(10, 100.., 'b'), Ok(110));
+    /// assert_eq!(t.alloc(10, 100..=115, 'c').unwrap_err().value, 'c');
+    /// ```
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[doc(alias = "mtree_alloc_range")]
+    #[track_caller]
+    pub fn alloc(
+        &mut self,
+        size: u64,
+        within: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<u64, NoSpace<V>> {
+        self.alloc_in(size, &within, value, false)
+    }
+
+    /// Stores `value` at the highest free range of `size` indices inside
+    /// `within` and returns its start; hands the value back if none fits.
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[doc(alias = "mtree_alloc_rrange")]
+    #[track_caller]
+    pub fn alloc_rev(
+        &mut self,
+        size: u64,
+        within: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<u64, NoSpace<V>> {
+        self.alloc_in(size, &within, value, true)
+    }
+
+    #[track_caller]
+    fn alloc_in(
+        &mut self,
+        size: u64,
+        within: &impl RangeBounds<u64>,
+        value: V,
+        rev: bool,
+    ) -> Result<u64, NoSpace<V>> {
+        match self.gap_search(size, within, rev) {
+            Some(start) => {
+                let mut path = Path::new();
+                self.store_at(
+                    &mut path,
+                    start,
+                    start + (size - 1),
+                    Some(value),
+                    &mut no_split,
+                    &mut drop_value,
+                );
+                Ok(start)
+            }
+            None => Err(NoSpace { size, value }),
+        }
+    }
+
+    /// A read cursor at `index` (kernel: `ma_state` after `mas_walk`).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(0);
+    /// assert_eq!(c.range(), 0..=9);          // a gap
+    /// assert_eq!(c.next_entry(), Some((10..=19, &'a')));
+    /// assert_eq!(c.next_entry(), Some((30..=39, &'b')));
+    /// assert_eq!(c.next_entry(), None);
+    /// ```
+    #[doc(alias = "mas_walk")]
+    #[doc(alias = "MA_STATE")]
+    pub fn cursor(&self, index: u64) -> Cursor<'_, V> {
+        Cursor::new(self, index)
+    }
+
+    /// A write cursor at `index`: a run of nearby reads and writes through it
+    /// re-walks only the levels a write changed.
+    pub fn cursor_mut(&mut self, index: u64) -> CursorMut<'_, V> {
+        CursorMut::new(self, index)
+    }
+
+    /// Checks every invariant of the tree and names the first one broken.
+    pub fn validate(&self) -> Result<(), CheckError> {
+        crate::check::validate(self)
+    }
+
+    /// Draws the tree's nodes, one per line, indented by depth (for debugging
+    /// and teaching; the format may change).
+    pub fn dump(&self) -> alloc::string::String
+    where
+        V: fmt::Debug,
+    {
+        crate::check::dump(self)
+    }
+
+    /// Height, nodes of each kind, memory, and which write paths stores took.
+    pub fn stats(&self) -> Stats {
+        let mut s = Stats {
+            entries: self.len,
+            height: self.height,
+            node_size: NODE_SIZE,
+            reserved_bytes: self.pool.reserved_bytes(),
+            write_paths: self.paths,
+            ..Stats::default()
+        };
+        if let Some(root) = self.root {
+            crate::check::count_nodes(root, &mut s);
+        }
+        s.node_bytes = (s.leaves + s.internal + s.alloc_internal) * NODE_SIZE;
+        if !crate::node::is_inline::<V>() {
+            s.boxed_value_bytes = self.len * core::mem::size_of::<V>();
+        }
+        s
+    }
+
+    /// Turns the append fast path (seed 002) off or on, to measure what it
+    /// buys. On by default; the tree's contents are the same either way.
+    pub fn set_append_path(&mut self, enabled: bool) {
+        self.append_path = enabled;
+    }
 }
-impl<V: Clone> Clone for MapleTree<V> { fn clone(&self) -> Self { todo!() } }
-impl<V: core::fmt::Debug> core::fmt::Debug for MapleTree<V> { fn fmt(&self, _f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { todo!() } }
-impl<V> Default for MapleTree<V> { fn default() -> Self { Self::new() } }
-impl<V: PartialEq> PartialEq for MapleTree<V> { fn eq(&self, _o: &Self) -> bool { todo!() } }
+
+/// A gap search in an empty tree: the window itself is free.
+fn q_fit_empty(q: &GapQuery, rev: bool) -> Option<u64> {
+    if crate::node::span(q.lo, q.hi) < q.size {
+        None
+    } else if rev {
+        Some(q.hi - (q.size - 1))
+    } else {
+        Some(q.lo)
+    }
+}
+
+impl<V> Drop for MapleTree<V> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+impl<V> Default for MapleTree<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for MapleTree<V> {
+    /// Prints the entries as a map: `{0x1000..=0x1fff: v, ..}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Key(RangeInclusive<u64>);
+        impl fmt::Debug for Key {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{:#x}..={:#x}", self.0.start(), self.0.end())
+            }
+        }
+        f.debug_map()
+            .entries(self.iter().map(|(r, v)| (Key(r), v)))
+            .finish()
+    }
+}
+
+impl<V: PartialEq> PartialEq for MapleTree<V> {
+    /// Equal when both hold the same entries (ranges and values); the tree
+    /// kind and node layout do not matter.
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
 impl<V: Eq> Eq for MapleTree<V> {}
-impl<V: Clone, R: RangeBounds<u64>> FromIterator<(R, V)> for MapleTree<V> { fn from_iter<I: IntoIterator<Item = (R, V)>>(_i: I) -> Self { todo!() } }
-impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> { fn extend<I: IntoIterator<Item = (R, V)>>(&mut self, _i: I) { todo!() } }
-impl<V> IntoIterator for MapleTree<V> { type Item = (RangeInclusive<u64>, V); type IntoIter = IntoIter<V>; fn into_iter(self) -> IntoIter<V> { todo!() } }
-impl<'a, V> IntoIterator for &'a MapleTree<V> { type Item = (RangeInclusive<u64>, &'a V); type IntoIter = Iter<'a, V>; fn into_iter(self) -> Iter<'a, V> { todo!() } }
-impl<'a, V> IntoIterator for &'a mut MapleTree<V> { type Item = (RangeInclusive<u64>, &'a mut V); type IntoIter = IterMut<'a, V>; fn into_iter(self) -> IterMut<'a, V> { todo!() } }
+
+impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
+    /// Stores each `(range, value)` in turn, as [`insert`](MapleTree::insert).
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = (R, V)>>(&mut self, iter: I) {
+        let mut path = Path::new();
+        for (range, value) in iter {
+            let (first, last) = bounds(&range);
+            self.store_at(
+                &mut path,
+                first,
+                last,
+                Some(value),
+                &mut |v: &V, _| v.clone(),
+                &mut drop_value,
+            );
+        }
+    }
+}
+
+impl<V: Clone, R: RangeBounds<u64>> FromIterator<(R, V)> for MapleTree<V> {
+    /// A regular tree holding the pairs, stored in turn (later ones win).
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = (R, V)>>(iter: I) -> Self {
+        let mut tree = MapleTree::new();
+        tree.extend(iter);
+        tree
+    }
+}

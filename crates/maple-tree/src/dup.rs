@@ -1,0 +1,138 @@
+//! Duplication (kernel: `__mt_dup`, seed 000): copy the tree node by node in
+//! DFS pre-order. Each node is copied once, as a whole, then its children are
+//! copied and linked in; values are mapped as their leaf is copied. There is
+//! no searching, splitting or rebalancing, so a copy costs O(n) and has the
+//! same shape as the source. The copy's pool reserves room for all nodes
+//! first, so the copy lies in one contiguous run of memory in DFS order.
+//!
+//! A fallible duplication builds the copy so that it is a well-formed
+//! (partial) tree at every moment: a leaf's value bits are set one by one as
+//! values are mapped, an internal node's count grows as children are linked.
+//! When a node allocation or the value map fails, dropping that partial tree
+//! frees every node made so far and drops every value mapped so far, once.
+
+use crate::error::{AllocError, DupError};
+use crate::node::{value_word, NodePtr};
+use crate::pool::NodePool;
+use crate::tree::MapleTree;
+use core::convert::Infallible;
+
+impl<V> MapleTree<V> {
+    /// Duplicates the tree, mapping each value with `f` (kernel: `__mt_dup`,
+    /// then replacing each entry, as `dup_mmap` does). O(n), no rebalancing.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0x1000..0x2000, 1);
+    /// let doubled = t.dup_with(|v| v * 2);
+    /// assert_eq!(doubled.get(0x1800), Some(&2));
+    /// assert!(doubled.is_alloc());
+    /// ```
+    #[doc(alias = "__mt_dup")]
+    #[doc(alias = "mtree_dup")]
+    pub fn dup_with<W>(&self, mut f: impl FnMut(&V) -> W) -> MapleTree<W> {
+        match self.try_dup_with(|v| Ok::<W, Infallible>(f(v))) {
+            Ok(copy) => copy,
+            Err(DupError::Alloc(_)) => {
+                alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<crate::node::Node>())
+            }
+            Err(DupError::Map(never)) => match never {},
+        }
+    }
+
+    /// Duplicates the tree, mapping each value with the fallible `f`. When a
+    /// node cannot be allocated or `f` fails, returns the error having freed
+    /// every node of the partial copy and dropped every value `f` made,
+    /// exactly once; the source is untouched.
+    pub fn try_dup_with<W, E>(
+        &self,
+        mut f: impl FnMut(&V) -> Result<W, E>,
+    ) -> Result<MapleTree<W>, DupError<E>> {
+        let mut copy = MapleTree::<W>::empty_like(self.alloc);
+        copy.append_path = self.append_path;
+        let Some(root) = self.root else {
+            return Ok(copy);
+        };
+        copy.pool
+            .reserve(self.pool.live())
+            .map_err(DupError::Alloc)?;
+        let new_root = copy.pool.alloc(root.kind()).map_err(DupError::Alloc)?;
+        start_copy(new_root, root);
+        copy.root = Some(new_root);
+        copy.height = self.height;
+        // From here on `copy` is a well-formed partial tree: on error, its
+        // drop frees what was made.
+        dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f)?;
+        Ok(copy)
+    }
+
+    /// Clones the tree by duplication, reporting node allocation failure
+    /// instead of aborting.
+    pub fn try_clone(&self) -> Result<Self, AllocError>
+    where
+        V: Clone,
+    {
+        self.try_dup_with(|v| Ok::<V, Infallible>(v.clone()))
+            .map_err(|e| match e {
+                DupError::Alloc(e) => e,
+                DupError::Map(never) => match never {},
+            })
+    }
+
+    pub(crate) fn empty_like(alloc: bool) -> Self {
+        if alloc {
+            Self::new_alloc()
+        } else {
+            Self::new()
+        }
+    }
+}
+
+/// Copies `src`'s bytes into `dst` and marks it as holding nothing yet: no
+/// value bits in a leaf, no children in an internal node.
+fn start_copy(dst: NodePtr, src: NodePtr) {
+    dst.copy_from(src);
+    if dst.is_leaf() {
+        dst.set_present_bits(0);
+    } else {
+        dst.set_count(0);
+    }
+}
+
+/// Fills in the copy `dst` of `src`: maps the values of a leaf, or copies and
+/// links each child of an internal node, in DFS pre-order.
+fn dup_node<V, W, E>(
+    pool: &mut NodePool,
+    len: &mut usize,
+    dst: NodePtr,
+    src: NodePtr,
+    f: &mut impl FnMut(&V) -> Result<W, E>,
+) -> Result<(), DupError<E>> {
+    if src.is_leaf() {
+        for i in 0..src.count() {
+            if src.is_present(i) {
+                let w = f(src.value::<V>(i)).map_err(DupError::Map)?;
+                dst.set_word(i, value_word(w));
+                dst.set_present_bits(dst.present_bits() | 1 << i);
+                *len += 1;
+            }
+        }
+        return Ok(());
+    }
+    for i in 0..src.count() {
+        let child = src.child(i);
+        let copy = pool.alloc(child.kind()).map_err(DupError::Alloc)?;
+        start_copy(copy, child);
+        dst.set_child(i, copy);
+        dst.set_count(i + 1);
+        dup_node(pool, len, copy, child, f)?;
+    }
+    Ok(())
+}
+
+impl<V: Clone> Clone for MapleTree<V> {
+    /// The O(n) duplication of [`dup_with`](MapleTree::dup_with) with `V::clone`.
+    fn clone(&self) -> Self {
+        self.dup_with(V::clone)
+    }
+}

@@ -1,0 +1,475 @@
+//! Node layout and encoding: the one home of layout `unsafe`.
+//!
+//! Every node is 256 bytes, aligned to 256 (four cache lines, and the low byte of
+//! a node address is free). It starts with an 8-byte header and then one of
+//! three bodies:
+//!
+//! | kind     | pivots | slots                    | extra            |
+//! |----------|--------|--------------------------|------------------|
+//! | `Leaf`   | 15     | 16 values (8 bytes each) |                  |
+//! | `Range`  | 15     | 16 child pointers        |                  |
+//! | `ARange` | 9      | 10 child pointers        | 10 largest gaps  |
+//!
+//! A node with `count` slots in use covers `min..=max` (given by its parent, or
+//! `0..=u64::MAX` at the root): slot `i` covers `pivot[i-1]+1 ..= pivot[i]`, where
+//! `pivot[-1]+1` is `min` and the last slot in use ends at `max`, so the last
+//! slot's pivot is never stored. Pivots sit at the same offset in every body.
+//!
+//! A leaf slot is either absent (its bit in `present` is clear; the word is
+//! uninitialised) or holds a value. A value whose size and alignment are at most
+//! 8 bytes lives in the slot word itself; a larger one is boxed and the word
+//! holds the box pointer. Either way a slot word can be moved between nodes as
+//! raw bytes ([`Word`]), which is how nodes are rewritten without touching values.
+//!
+//! # Invariants the `unsafe` code here relies on
+//!
+//! 1. A [`NodePtr`] handed to a safe accessor points to a live node owned by a
+//!    tree (or being built for one) and nothing else writes that node at the
+//!    same time. Trees guarantee this: nodes come from their [`NodePool`](crate::pool::NodePool)
+//!    and are only written through `&mut MapleTree`.
+//! 2. Accessors are called with an index below the capacity of the node's kind
+//!    (checked with `debug_assert!`), and child/gap accessors only on internal
+//!    nodes, value accessors only on leaves.
+//! 3. A slot word whose `present` bit is set holds a value of the tree's `V`,
+//!    encoded as described above; `value_*` functions are called with the `V`
+//!    of the tree that owns the node.
+
+use alloc::boxed::Box;
+use core::mem::{align_of, size_of, MaybeUninit};
+use core::ptr::{self, NonNull};
+
+/// Bytes in one node.
+pub(crate) const NODE_SIZE: usize = 256;
+/// Slots in a leaf.
+pub(crate) const LEAF_SLOTS: usize = 16;
+/// Children of a regular internal node.
+pub(crate) const RANGE_SLOTS: usize = 16;
+/// Children of an allocation-tree internal node.
+pub(crate) const ARANGE_SLOTS: usize = 10;
+
+/// What a node is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    /// 16 value slots.
+    Leaf = 0,
+    /// Internal node of a regular tree: 16 children.
+    Range = 1,
+    /// Internal node of an allocation tree: 10 children and their largest gaps.
+    ARange = 2,
+}
+
+impl Kind {
+    /// How many slots (values or children) a node of this kind holds.
+    #[inline]
+    pub(crate) const fn capacity(self) -> usize {
+        match self {
+            Kind::Leaf => LEAF_SLOTS,
+            Kind::Range => RANGE_SLOTS,
+            Kind::ARange => ARANGE_SLOTS,
+        }
+    }
+
+    /// The fewest slots a node of this kind may hold, unless it is the root or
+    /// the last node of its level (the one that ends at `u64::MAX`), which may
+    /// hold fewer so that sequential stores fill nodes completely.
+    #[inline]
+    pub(crate) const fn min_slots(self) -> usize {
+        match self {
+            Kind::Leaf | Kind::Range => 6,
+            Kind::ARange => 4,
+        }
+    }
+}
+
+/// A raw slot word: a child pointer, or a value encoded as in the module docs.
+pub(crate) type Word = MaybeUninit<u64>;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Header {
+    kind: Kind,
+    count: u8,
+    /// Leaves: bit `i` set when slot `i` holds a value.
+    present: u16,
+    _reserved: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct LeafBody {
+    pivots: [u64; LEAF_SLOTS - 1],
+    slots: [Word; LEAF_SLOTS],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RangeBody {
+    pivots: [u64; RANGE_SLOTS - 1],
+    children: [*mut Node; RANGE_SLOTS],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct ARangeBody {
+    pivots: [u64; ARANGE_SLOTS - 1],
+    children: [*mut Node; ARANGE_SLOTS],
+    gaps: [u64; ARANGE_SLOTS],
+    _spare: [u64; 2],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+union Body {
+    leaf: LeafBody,
+    range: RangeBody,
+    arange: ARangeBody,
+}
+
+/// One tree node. Only ever handled through [`NodePtr`].
+#[repr(C, align(256))]
+pub(crate) struct Node {
+    header: Header,
+    body: Body,
+}
+
+const _: () = assert!(size_of::<Node>() == NODE_SIZE);
+const _: () = assert!(align_of::<Node>() == NODE_SIZE);
+
+/// A pointer to a node. `Copy`, compared by address.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct NodePtr(NonNull<Node>);
+
+/// Saturating size of `first..=last` (`u64::MAX` for the whole space).
+#[inline]
+pub(crate) fn span(first: u64, last: u64) -> u64 {
+    (last - first).saturating_add(1)
+}
+
+impl NodePtr {
+    /// A placeholder that is never dereferenced (unused path levels).
+    pub(crate) const DANGLING: NodePtr = NodePtr(NonNull::dangling());
+
+    /// Wraps memory from the node pool. The header is initialised to an empty
+    /// node of `kind`; the body is left as it was.
+    #[inline]
+    pub(crate) fn init(raw: NonNull<Node>, kind: Kind) -> NodePtr {
+        // SAFETY: the pool hands out memory for one whole, exclusively owned node.
+        unsafe {
+            ptr::addr_of_mut!((*raw.as_ptr()).header).write(Header {
+                kind,
+                count: 0,
+                present: 0,
+                _reserved: 0,
+            });
+        }
+        NodePtr(raw)
+    }
+
+    #[inline]
+    pub(crate) fn as_raw(self) -> NonNull<Node> {
+        self.0
+    }
+
+    #[inline]
+    fn header(self) -> Header {
+        // SAFETY: invariant 1: a live node; the header is always initialised.
+        unsafe { ptr::addr_of!((*self.0.as_ptr()).header).read() }
+    }
+
+    #[inline]
+    pub(crate) fn kind(self) -> Kind {
+        self.header().kind
+    }
+
+    #[inline]
+    pub(crate) fn is_leaf(self) -> bool {
+        self.kind() == Kind::Leaf
+    }
+
+    /// Slots in use (1..=capacity for a node in a tree).
+    #[inline]
+    pub(crate) fn count(self) -> usize {
+        self.header().count as usize
+    }
+
+    #[inline]
+    pub(crate) fn set_count(self, count: usize) {
+        debug_assert!(count <= self.kind().capacity());
+        // SAFETY: invariant 1.
+        unsafe { (*self.0.as_ptr()).header.count = count as u8 }
+    }
+
+    /// Leaf presence bits.
+    #[inline]
+    pub(crate) fn present_bits(self) -> u16 {
+        self.header().present
+    }
+
+    #[inline]
+    pub(crate) fn set_present_bits(self, bits: u16) {
+        // SAFETY: invariant 1.
+        unsafe { (*self.0.as_ptr()).header.present = bits }
+    }
+
+    #[inline]
+    pub(crate) fn is_present(self, i: usize) -> bool {
+        self.present_bits() & (1 << i) != 0
+    }
+
+    /// Pivot `i`: the last index of slot `i` (`i < count - 1`).
+    #[inline]
+    pub(crate) fn pivot(self, i: usize) -> u64 {
+        debug_assert!(i < self.kind().capacity() - 1);
+        // SAFETY: invariants 1 and 2; pivots are at the same offset in every body.
+        unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] }
+    }
+
+    #[inline]
+    pub(crate) fn set_pivot(self, i: usize, pivot: u64) {
+        debug_assert!(i < self.kind().capacity() - 1);
+        // SAFETY: invariants 1 and 2.
+        unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] = pivot }
+    }
+
+    /// The slot holding `index`, for a node covering `..=max` with `index <= max`.
+    #[inline]
+    pub(crate) fn slot_of(self, index: u64) -> usize {
+        let last = self.count() - 1;
+        let mut i = 0;
+        while i < last && self.pivot(i) < index {
+            i += 1;
+        }
+        i
+    }
+
+    /// First index covered by slot `i` of a node starting at `min`.
+    #[inline]
+    pub(crate) fn slot_start(self, i: usize, min: u64) -> u64 {
+        if i == 0 {
+            min
+        } else {
+            self.pivot(i - 1) + 1
+        }
+    }
+
+    /// Last index covered by slot `i` of a node ending at `max`.
+    #[inline]
+    pub(crate) fn slot_end(self, i: usize, max: u64) -> u64 {
+        if i + 1 == self.count() {
+            max
+        } else {
+            self.pivot(i)
+        }
+    }
+
+    /// Child `i` of an internal node.
+    #[inline]
+    pub(crate) fn child(self, i: usize) -> NodePtr {
+        debug_assert!(!self.is_leaf() && i < self.count());
+        // SAFETY: invariants 1 and 2: slots below `count` of an internal node
+        // hold non-null child pointers.
+        unsafe {
+            let raw = match self.kind() {
+                Kind::ARange => (*self.0.as_ptr()).body.arange.children[i],
+                _ => (*self.0.as_ptr()).body.range.children[i],
+            };
+            NodePtr(NonNull::new_unchecked(raw))
+        }
+    }
+
+    #[inline]
+    pub(crate) fn set_child(self, i: usize, child: NodePtr) {
+        debug_assert!(!self.is_leaf() && i < self.kind().capacity());
+        // SAFETY: invariants 1 and 2.
+        unsafe {
+            match self.kind() {
+                Kind::ARange => (*self.0.as_ptr()).body.arange.children[i] = child.0.as_ptr(),
+                _ => (*self.0.as_ptr()).body.range.children[i] = child.0.as_ptr(),
+            }
+        }
+    }
+
+    /// Largest gap recorded for child `i` of an allocation-tree internal node.
+    #[inline]
+    pub(crate) fn gap(self, i: usize) -> u64 {
+        debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
+        // SAFETY: invariants 1 and 2.
+        unsafe { (*self.0.as_ptr()).body.arange.gaps[i] }
+    }
+
+    #[inline]
+    pub(crate) fn set_gap(self, i: usize, gap: u64) {
+        debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
+        // SAFETY: invariants 1 and 2.
+        unsafe { (*self.0.as_ptr()).body.arange.gaps[i] = gap }
+    }
+
+    /// The raw word of slot `i`: a leaf's value encoding or a child pointer.
+    #[inline]
+    pub(crate) fn word(self, i: usize) -> Word {
+        debug_assert!(i < self.kind().capacity());
+        // SAFETY: invariants 1 and 2; copying a `MaybeUninit` never reads it.
+        unsafe {
+            match self.kind() {
+                Kind::Leaf => (*self.0.as_ptr()).body.leaf.slots[i],
+                Kind::Range => {
+                    MaybeUninit::new((*self.0.as_ptr()).body.range.children[i] as usize as u64)
+                }
+                Kind::ARange => {
+                    MaybeUninit::new((*self.0.as_ptr()).body.arange.children[i] as usize as u64)
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn set_word(self, i: usize, word: Word) {
+        debug_assert!(i < self.kind().capacity());
+        // SAFETY: invariants 1 and 2. An internal node's words are always
+        // initialised child pointers (callers pass words read from `word` or
+        // made by `child_word`).
+        unsafe {
+            match self.kind() {
+                Kind::Leaf => (*self.0.as_ptr()).body.leaf.slots[i] = word,
+                Kind::Range => {
+                    (*self.0.as_ptr()).body.range.children[i] =
+                        word.assume_init() as usize as *mut Node
+                }
+                Kind::ARange => {
+                    (*self.0.as_ptr()).body.arange.children[i] =
+                        word.assume_init() as usize as *mut Node
+                }
+            }
+        }
+    }
+
+    /// Makes `self` a byte-for-byte copy of `src` (header, pivots, slots, gaps).
+    /// Slot words are copied as raw bytes: the caller decides who owns values.
+    #[inline]
+    pub(crate) fn copy_from(self, src: NodePtr) {
+        // SAFETY: invariant 1 for both nodes; they are distinct whole nodes.
+        unsafe { ptr::copy_nonoverlapping(src.0.as_ptr(), self.0.as_ptr(), 1) }
+    }
+
+    /// Pointer to leaf slot `i`'s word, for the `value_*` functions.
+    #[inline]
+    fn slot_ptr(self, i: usize) -> *mut Word {
+        debug_assert!(self.is_leaf() && i < LEAF_SLOTS);
+        // SAFETY: invariants 1 and 2; no reference is created.
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).body.leaf.slots[i]) }
+    }
+
+    /// The value in present leaf slot `i`.
+    ///
+    /// The lifetime is chosen by the caller: the tree ties it to a borrow of
+    /// itself, during which the slot is neither written nor freed.
+    #[inline]
+    pub(crate) fn value<'a, V>(self, i: usize) -> &'a V {
+        debug_assert!(self.is_present(i));
+        // SAFETY: invariant 3: the slot holds a `V` in this encoding.
+        unsafe { value_ref(self.slot_ptr(i)) }
+    }
+
+    /// Moves the value out of present leaf slot `i` and marks the slot absent,
+    /// so that nothing reads or drops it again.
+    #[inline]
+    pub(crate) fn take_value<V>(self, i: usize) -> V {
+        debug_assert!(self.is_present(i));
+        self.set_present_bits(self.present_bits() & !(1 << i));
+        // SAFETY: invariant 3; the bit is clear, so this is the only read.
+        unsafe { word_value(self.word(i)) }
+    }
+
+    /// The value in present leaf slot `i`, mutably (same lifetime contract as
+    /// [`value`](Self::value), with an exclusive borrow of the tree).
+    #[inline]
+    pub(crate) fn value_mut<'a, V>(self, i: usize) -> &'a mut V {
+        debug_assert!(self.is_present(i));
+        // SAFETY: invariant 3, and the caller holds the tree exclusively.
+        unsafe { value_mut(self.slot_ptr(i)) }
+    }
+}
+
+/// A child pointer as a slot word.
+#[inline]
+pub(crate) fn child_word(child: NodePtr) -> Word {
+    MaybeUninit::new(child.0.as_ptr() as usize as u64)
+}
+
+/// A slot word holding a child pointer, back as a pointer.
+#[inline]
+pub(crate) fn word_child(word: Word) -> NodePtr {
+    // SAFETY: callers only pass words made by `child_word` or read from an
+    // internal node, which are initialised non-null pointers.
+    unsafe {
+        NodePtr(NonNull::new_unchecked(
+            word.assume_init() as usize as *mut Node
+        ))
+    }
+}
+
+/// Whether values of `V` live in the slot word itself.
+#[inline]
+pub(crate) const fn is_inline<V>() -> bool {
+    size_of::<V>() <= size_of::<Word>() && align_of::<V>() <= align_of::<Word>()
+}
+
+/// Encodes a value as a slot word (boxing it when it does not fit).
+#[inline]
+pub(crate) fn value_word<V>(value: V) -> Word {
+    let mut word = MaybeUninit::<u64>::uninit();
+    if is_inline::<V>() {
+        // SAFETY: `V` fits the word in size and alignment (`is_inline`).
+        unsafe { word.as_mut_ptr().cast::<V>().write(value) }
+    } else {
+        let boxed = Box::into_raw(Box::new(value));
+        // SAFETY: the word is 8 bytes, aligned for a pointer.
+        unsafe { word.as_mut_ptr().cast::<*mut V>().write(boxed) }
+    }
+    word
+}
+
+/// Decodes a slot word back into the value it owns.
+///
+/// # Safety
+/// `word` must hold a `V` made by [`value_word`] that nothing else will read
+/// or drop afterwards (ownership moves to the caller).
+#[inline]
+pub(crate) unsafe fn word_value<V>(word: Word) -> V {
+    if is_inline::<V>() {
+        // SAFETY: the caller promises the word holds an inline `V`.
+        unsafe { word.as_ptr().cast::<V>().read() }
+    } else {
+        // SAFETY: the caller promises the word holds a box pointer from
+        // `Box::into_raw`, whose ownership moves back here.
+        unsafe { *Box::from_raw(word.as_ptr().cast::<*mut V>().read()) }
+    }
+}
+
+/// # Safety
+/// `slot` points to a word holding a `V` (invariant 3) that stays valid and
+/// unwritten for `'a`.
+#[inline]
+unsafe fn value_ref<'a, V>(slot: *const Word) -> &'a V {
+    if is_inline::<V>() {
+        // SAFETY: the caller's promise; the word is aligned for `V`.
+        unsafe { &*slot.cast::<V>() }
+    } else {
+        // SAFETY: the caller's promise; the word holds a live box pointer.
+        unsafe { &**slot.cast::<*const V>() }
+    }
+}
+
+/// # Safety
+/// As [`value_ref`], and no other reference to the value exists for `'a`.
+#[inline]
+unsafe fn value_mut<'a, V>(slot: *mut Word) -> &'a mut V {
+    if is_inline::<V>() {
+        // SAFETY: the caller's promise; the word is aligned for `V`.
+        unsafe { &mut *slot.cast::<V>() }
+    } else {
+        // SAFETY: the caller's promise; the word holds a live box pointer.
+        unsafe { &mut **slot.cast::<*mut V>() }
+    }
+}

@@ -1,0 +1,224 @@
+//! Read paths: descending from the root, and paths that remember the way down.
+//!
+//! Nodes keep no parent pointers. A walk that must move sideways or come back
+//! up (iteration, cursors, writes) records the node, slot and bounds of every
+//! level in a [`Path`]. Without parent pointers a node's replacement never has
+//! to re-point its children, which keeps writes cheap and, in RCU mode, makes a
+//! new subtree visible by one pointer store.
+
+use crate::node::NodePtr;
+
+/// More levels than any tree that fits in memory can have: a non-root node
+/// has at least 4 children, and 4^24 nodes of 256 bytes is 64 PiB.
+pub(crate) const MAX_HEIGHT: usize = 24;
+
+/// One level of a path: a node, the slot taken in it, and the range it covers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Level {
+    pub(crate) node: NodePtr,
+    pub(crate) idx: usize,
+    pub(crate) min: u64,
+    pub(crate) max: u64,
+}
+
+impl Level {
+    const UNUSED: Level = Level {
+        node: NodePtr::DANGLING,
+        idx: 0,
+        min: 0,
+        max: 0,
+    };
+
+    /// First index of the slot taken.
+    #[inline]
+    pub(crate) fn start(&self) -> u64 {
+        self.node.slot_start(self.idx, self.min)
+    }
+
+    /// Last index of the slot taken.
+    #[inline]
+    pub(crate) fn end(&self) -> u64 {
+        self.node.slot_end(self.idx, self.max)
+    }
+}
+
+/// The way from the root to a leaf slot. `lv[0]` is the leaf, `lv[height-1]`
+/// the root. Levels below `low` are stale (a write replaced their nodes).
+#[derive(Clone)]
+pub(crate) struct Path {
+    pub(crate) lv: [Level; MAX_HEIGHT],
+    pub(crate) height: usize,
+    pub(crate) low: usize,
+}
+
+impl Path {
+    /// A path that has walked nowhere (as for an empty tree).
+    #[inline]
+    pub(crate) fn new() -> Path {
+        Path {
+            lv: [Level::UNUSED; MAX_HEIGHT],
+            height: 0,
+            low: 0,
+        }
+    }
+
+    /// The leaf level.
+    #[inline]
+    pub(crate) fn leaf(&self) -> &Level {
+        &self.lv[0]
+    }
+
+    /// Walks from the root to the slot holding `index`.
+    #[inline]
+    pub(crate) fn descend(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+        let Some(root) = root else {
+            self.height = 0;
+            self.low = 0;
+            return;
+        };
+        assert!(
+            height <= MAX_HEIGHT,
+            "maple tree taller than {MAX_HEIGHT} levels"
+        );
+        self.height = height;
+        self.lv[height - 1] = Level {
+            node: root,
+            idx: 0,
+            min: 0,
+            max: u64::MAX,
+        };
+        self.descend_from(height - 1, index);
+    }
+
+    /// Walks down from level `h`, whose node must cover `index`.
+    #[inline]
+    pub(crate) fn descend_from(&mut self, mut h: usize, index: u64) {
+        let Level {
+            mut node,
+            mut min,
+            mut max,
+            ..
+        } = self.lv[h];
+        loop {
+            let idx = node.slot_of(index);
+            self.lv[h] = Level {
+                node,
+                idx,
+                min,
+                max,
+            };
+            if h == 0 {
+                break;
+            }
+            let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
+            node = node.child(idx);
+            min = cmin;
+            max = cmax;
+            h -= 1;
+        }
+        self.low = 0;
+    }
+
+    /// Moves to the slot holding `index`, climbing only as high as needed.
+    #[inline]
+    pub(crate) fn seek(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+        if self.height != height || height == 0 || self.low >= height {
+            return self.descend(root, height, index);
+        }
+        let mut h = self.low;
+        while h < height && !(self.lv[h].min <= index && index <= self.lv[h].max) {
+            h += 1;
+        }
+        if h == height {
+            self.descend(root, height, index)
+        } else {
+            self.descend_from(h, index)
+        }
+    }
+
+    /// Walks from level `h` down to level `to` along the first (or, with
+    /// `last`, the final) child of each node, so that those levels lead to the
+    /// edge of `lv[h]`'s slot.
+    #[inline]
+    pub(crate) fn descend_edge(&mut self, h: usize, to: usize, last: bool) {
+        for l in (to..h).rev() {
+            let up = self.lv[l + 1];
+            let node = up.node.child(up.idx);
+            let idx = if last { node.count() - 1 } else { 0 };
+            self.lv[l] = Level {
+                node,
+                idx,
+                min: up.start(),
+                max: up.end(),
+            };
+        }
+    }
+
+    /// Steps the leaf slot forward by one, crossing into the next leaf when
+    /// needed. Returns false (and stays put) at the last slot of the tree.
+    #[inline]
+    pub(crate) fn next_slot(&mut self) -> bool {
+        let leaf = &mut self.lv[0];
+        if leaf.idx + 1 < leaf.node.count() {
+            leaf.idx += 1;
+            return true;
+        }
+        let mut h = 1;
+        while h < self.height && self.lv[h].idx + 1 >= self.lv[h].node.count() {
+            h += 1;
+        }
+        if h >= self.height {
+            return false;
+        }
+        self.lv[h].idx += 1;
+        self.descend_edge(h, 0, false);
+        true
+    }
+
+    /// Steps the leaf slot back by one. Returns false (and stays put) at slot 0
+    /// of the tree.
+    #[inline]
+    pub(crate) fn prev_slot(&mut self) -> bool {
+        let leaf = &mut self.lv[0];
+        if leaf.idx > 0 {
+            leaf.idx -= 1;
+            return true;
+        }
+        let mut h = 1;
+        while h < self.height && self.lv[h].idx == 0 {
+            h += 1;
+        }
+        if h >= self.height {
+            return false;
+        }
+        self.lv[h].idx -= 1;
+        self.descend_edge(h, 0, true);
+        true
+    }
+
+    /// Whether the leaf slot holds a value.
+    #[inline]
+    pub(crate) fn is_present(&self) -> bool {
+        self.lv[0].node.is_present(self.lv[0].idx)
+    }
+}
+
+/// Finds the leaf slot holding `index` without recording a path (the fast
+/// path of `get`). Returns the leaf, the slot, and the leaf's bounds.
+#[inline]
+pub(crate) fn find_slot(
+    root: Option<NodePtr>,
+    height: usize,
+    index: u64,
+) -> Option<(NodePtr, usize, u64, u64)> {
+    let mut node = root?;
+    let (mut min, mut max) = (0, u64::MAX);
+    for _ in 1..height {
+        let idx = node.slot_of(index);
+        let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
+        node = node.child(idx);
+        min = cmin;
+        max = cmax;
+    }
+    Some((node, node.slot_of(index), min, max))
+}

@@ -1,0 +1,403 @@
+//! The general write: rebuild the leaf (or the two leaves) a store touches,
+//! then carry the change up level by level.
+//!
+//! A store of `first..=last` follows two paths down, to the slot holding
+//! `first` (`lp`) and to the slot holding `last` (`rp`). They share the levels
+//! above the node where they part. Every subtree strictly between the two
+//! paths lies inside the stored range and is dropped whole. Then, at each
+//! level `h`, the new contents are
+//!
+//! ```text
+//! lp's node [.. lp slot]  ++  what level h-1 produced  ++  rp's node [rp slot + 1 ..]
+//! ```
+//!
+//! (at the leaf level, the middle is the left piece of the entry cut at
+//! `first`, the new entry, and the right piece of the entry cut at `last`).
+//! The contents are packed into one to five nodes (split), which replace
+//! `lp`'s through `rp`'s node in the level above. Contents below a node's
+//! minimum take in a neighbour first (rebalance); an absent range that now
+//! touches an absent range of the neighbouring leaf takes that leaf in too, so
+//! that two absent slots never sit side by side, not even across leaves. The
+//! climb stops at the first level where one node was replaced by one node:
+//! the parent then only needs its child pointer (and gap) updated. At the top
+//! the root may grow a level or, left with one child, shrink.
+//!
+//! Nodes whose contents were copied out are freed at once; the pool hands the
+//! same memory back to the next allocation, so a rewrite of one node reuses
+//! that node while it is in cache.
+
+use super::content::{slot_item, Content};
+use super::pack::{item_child, pack, Packed, MAX_PACKED};
+use crate::node::{value_word, Kind, NodePtr};
+use crate::tree::MapleTree;
+use crate::walk::{Path, MAX_HEIGHT};
+use core::ops::RangeInclusive;
+
+impl<V> MapleTree<V> {
+    /// Stores `value` (or nothing) over `first..=last` by rebuilding nodes.
+    /// `lp` leads to `first`. Returns the lowest level of `lp` that is still
+    /// valid afterwards (`usize::MAX` when the root changed).
+    pub(crate) fn store_general<S, D>(
+        &mut self,
+        lp: &mut Path,
+        first: u64,
+        last: u64,
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) -> usize
+    where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: FnMut(RangeInclusive<u64>, V),
+    {
+        let height = self.height;
+        let mut rp = Path::new();
+        right_path(lp, &mut rp, last);
+        let (ll, rl) = (lp.lv[0], rp.lv[0]);
+        let spanning = ll.node != rl.node;
+
+        // New leaf contents. Pieces are made before anything is changed, so a
+        // panicking `split` leaves the tree as it was.
+        let mut c = Content::new(ll.min);
+        c.push_slots(ll.node, 0, ll.idx, ll.max);
+        let start = ll.start();
+        let mut made = value.is_some() as usize;
+        if start < first {
+            let piece = ll
+                .node
+                .is_present(ll.idx)
+                .then(|| value_word(split(ll.node.value::<V>(ll.idx), start..=first - 1)));
+            made += piece.is_some() as usize;
+            c.push_leaf(first - 1, piece);
+        }
+        let end = rl.end();
+        let right_piece = (end > last && rl.node.is_present(rl.idx))
+            .then(|| value_word(split(rl.node.value::<V>(rl.idx), last + 1..=end)));
+        made += right_piece.is_some() as usize;
+        c.push_leaf(last, value.map(value_word));
+        if end > last {
+            c.push_leaf(end, right_piece);
+        }
+        c.push_slots(rl.node, rl.idx + 1, rl.node.count(), rl.max);
+
+        // Read before the leaves are freed (a freed node's header is reused).
+        let rl_is_last_slot = rl.idx + 1 == rl.node.count();
+
+        // Everything the store covers goes, in key order.
+        let l_end = if spanning {
+            ll.node.count()
+        } else {
+            rl.idx + 1
+        };
+        self.displace_slots(ll.node, ll.idx, l_end, ll.min, ll.max, displaced);
+        if spanning {
+            self.free_between(lp, &rp, displaced);
+            self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
+            self.pool.free(rl.node);
+            self.paths.spanning += 1;
+        }
+        self.pool.free(ll.node);
+        self.len += made;
+
+        // Absent ranges must not meet across a leaf boundary.
+        if ll.idx == 0 && c.first_absent() && c.min > 0 && neighbour_edge_absent(lp, height, false)
+        {
+            self.widen_left(lp, &rp, 0, &mut c);
+        }
+        if rl_is_last_slot
+            && c.last_absent()
+            && c.max() < u64::MAX
+            && neighbour_edge_absent(&rp, height, true)
+        {
+            self.widen_right(lp, &mut rp, 0, &mut c);
+        }
+
+        let internal = self.internal_kind();
+        let mut out = [Packed {
+            node: NodePtr::DANGLING,
+            max: 0,
+            gap: 0,
+        }; MAX_PACKED];
+        let mut h = 0;
+        loop {
+            let kind = if h == 0 { Kind::Leaf } else { internal };
+            let top = h + 1 == height;
+            let mut single = lp.lv[h].node == rp.lv[h].node;
+            if !top && c.len < kind.min_slots() && c.max() < u64::MAX {
+                if !self.widen_left(lp, &rp, h, &mut c) {
+                    self.widen_right(lp, &mut rp, h, &mut c);
+                }
+                single = false;
+                self.paths.rebalance += 1;
+            }
+            let n = pack(&c, kind, self.alloc, &mut self.pool, &mut out);
+            if n > 1 {
+                self.paths.split += 1;
+            } else if h == 0 && single {
+                self.paths.node_rewrite += 1;
+            }
+            if top {
+                self.set_root(&out[..n], h);
+                return usize::MAX;
+            }
+            let (pl, pr) = (lp.lv[h + 1], rp.lv[h + 1]);
+            if single && n == 1 {
+                pl.node.set_child(pl.idx, out[0].node);
+                if self.alloc {
+                    self.update_gaps(lp, h + 1, out[0].gap);
+                }
+                return h + 1;
+            }
+            c.reset(pl.min);
+            c.push_slots(pl.node, 0, pl.idx, pl.max);
+            for p in &out[..n] {
+                c.push_child(p.max, p.node, p.gap);
+            }
+            c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
+            self.pool.free(pl.node);
+            if pr.node != pl.node {
+                self.pool.free(pr.node);
+            }
+            h += 1;
+        }
+    }
+
+    /// Regular trees use 16-child internal nodes, allocation trees 10 with gaps.
+    #[inline]
+    pub(crate) fn internal_kind(&self) -> Kind {
+        if self.alloc {
+            Kind::ARange
+        } else {
+            Kind::Range
+        }
+    }
+
+    /// Installs what the top level packed into (`h` is its level).
+    fn set_root(&mut self, out: &[Packed], h: usize) {
+        if out.len() > 1 {
+            assert!(
+                h + 2 <= MAX_HEIGHT,
+                "maple tree taller than {MAX_HEIGHT} levels"
+            );
+            let mut c = Content::new(0);
+            for p in out {
+                c.push_child(p.max, p.node, p.gap);
+            }
+            let mut top = [Packed {
+                node: NodePtr::DANGLING,
+                max: 0,
+                gap: 0,
+            }; MAX_PACKED];
+            let n = pack(
+                &c,
+                self.internal_kind(),
+                self.alloc,
+                &mut self.pool,
+                &mut top,
+            );
+            debug_assert_eq!(n, 1);
+            self.root = Some(top[0].node);
+            self.height = h + 2;
+            return;
+        }
+        let mut root = out[0].node;
+        let mut height = h + 1;
+        while height > 1 && root.count() == 1 {
+            let child = root.child(0);
+            self.pool.free(root);
+            root = child;
+            height -= 1;
+        }
+        if height == 1 && root.count() == 1 && !root.is_present(0) {
+            self.pool.free(root);
+            self.root = None;
+            self.height = 0;
+        } else {
+            self.root = Some(root);
+            self.height = height;
+        }
+    }
+
+    /// Records `gap` as the largest gap of the child `lp.lv[level]` leads to,
+    /// and carries the change up as far as it changes anything.
+    pub(crate) fn update_gaps(&mut self, lp: &Path, level: usize, gap: u64) {
+        let mut gap = gap;
+        for l in level..self.height {
+            let at = lp.lv[l];
+            if at.node.gap(at.idx) == gap {
+                return;
+            }
+            at.node.set_gap(at.idx, gap);
+            gap = crate::gap::node_gap(at.node);
+        }
+    }
+
+    /// Pulls the node left of `lp`'s level-`h` node into `c`. False when there
+    /// is none (the contents start at index 0).
+    fn widen_left(&mut self, lp: &mut Path, rp: &Path, h: usize, c: &mut Content) -> bool {
+        let Some(j) = (h + 1..self.height).find(|&j| lp.lv[j].idx > 0) else {
+            return false;
+        };
+        // The old path nodes between are emptied by this rewrite.
+        for m in h + 1..j {
+            if lp.lv[m].node != rp.lv[m].node {
+                self.pool.free(lp.lv[m].node);
+            }
+        }
+        lp.lv[j].idx -= 1;
+        lp.descend_edge(j, h, true);
+        let nb = lp.lv[h];
+        c.prepend_node(nb.node, nb.min, nb.max);
+        self.pool.free(nb.node);
+        true
+    }
+
+    /// Pulls the node right of `rp`'s level-`h` node into `c`. False when
+    /// there is none.
+    fn widen_right(&mut self, lp: &Path, rp: &mut Path, h: usize, c: &mut Content) -> bool {
+        let Some(j) = (h + 1..self.height).find(|&j| rp.lv[j].idx + 1 < rp.lv[j].node.count())
+        else {
+            return false;
+        };
+        for m in h + 1..j {
+            if rp.lv[m].node != lp.lv[m].node {
+                self.pool.free(rp.lv[m].node);
+            }
+        }
+        rp.lv[j].idx += 1;
+        rp.descend_edge(j, h, false);
+        let nb = rp.lv[h];
+        c.append_node(nb.node, nb.max);
+        self.pool.free(nb.node);
+        true
+    }
+
+    /// Drops the subtrees strictly between the two paths, in key order.
+    fn free_between<D: FnMut(RangeInclusive<u64>, V)>(
+        &mut self,
+        lp: &Path,
+        rp: &Path,
+        displaced: &mut D,
+    ) {
+        let mut split = self.height;
+        for h in 1..self.height {
+            let (l, r) = (lp.lv[h], rp.lv[h]);
+            if l.node == r.node {
+                for i in l.idx + 1..r.idx {
+                    let item = slot_item(l.node, i, l.max);
+                    self.free_subtree(
+                        item_child(&item),
+                        l.node.slot_start(i, l.min),
+                        item.end,
+                        displaced,
+                    );
+                }
+                split = h;
+                break;
+            }
+            for i in l.idx + 1..l.node.count() {
+                self.free_subtree(
+                    l.node.child(i),
+                    l.node.slot_start(i, l.min),
+                    l.node.slot_end(i, l.max),
+                    displaced,
+                );
+            }
+        }
+        for h in (1..split).rev() {
+            let r = rp.lv[h];
+            for i in 0..r.idx {
+                self.free_subtree(
+                    r.node.child(i),
+                    r.node.slot_start(i, r.min),
+                    r.node.slot_end(i, r.max),
+                    displaced,
+                );
+            }
+        }
+    }
+
+    /// Hands the values of leaf slots `from..to` to `displaced`.
+    fn displace_slots<D: FnMut(RangeInclusive<u64>, V)>(
+        &mut self,
+        leaf: NodePtr,
+        from: usize,
+        to: usize,
+        min: u64,
+        max: u64,
+        displaced: &mut D,
+    ) {
+        for i in from..to {
+            if leaf.is_present(i) {
+                let v = leaf.take_value::<V>(i);
+                self.len -= 1;
+                displaced(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
+            }
+        }
+    }
+
+    /// Frees a whole subtree, handing every value to `displaced`.
+    pub(crate) fn free_subtree<D: FnMut(RangeInclusive<u64>, V)>(
+        &mut self,
+        node: NodePtr,
+        min: u64,
+        max: u64,
+        displaced: &mut D,
+    ) {
+        if node.is_leaf() {
+            self.displace_slots(node, 0, node.count(), min, max, displaced);
+        } else {
+            for i in 0..node.count() {
+                self.free_subtree(
+                    node.child(i),
+                    node.slot_start(i, min),
+                    node.slot_end(i, max),
+                    displaced,
+                );
+            }
+        }
+        self.pool.free(node);
+    }
+}
+
+/// Fills `rp` with the path to `last`, sharing `lp`'s levels down to where
+/// the two part.
+fn right_path(lp: &Path, rp: &mut Path, last: u64) {
+    rp.height = lp.height;
+    rp.low = 0;
+    let mut h = lp.height - 1;
+    loop {
+        let l = lp.lv[h];
+        let mut idx = l.idx;
+        let end = l.node.count() - 1;
+        while idx < end && l.node.pivot(idx) < last {
+            idx += 1;
+        }
+        rp.lv[h] = crate::walk::Level { idx, ..l };
+        if idx != l.idx && h > 0 {
+            rp.descend_from(h, last);
+            return;
+        }
+        if h == 0 {
+            return;
+        }
+        h -= 1;
+    }
+}
+
+/// Whether the leaf beside the path's leaf (left, or with `right` the right
+/// one) has an absent slot at the edge it shares with it.
+fn neighbour_edge_absent(p: &Path, height: usize, right: bool) -> bool {
+    let found = if right {
+        (1..height).find(|&j| p.lv[j].idx + 1 < p.lv[j].node.count())
+    } else {
+        (1..height).find(|&j| p.lv[j].idx > 0)
+    };
+    let Some(j) = found else { return false };
+    let at = p.lv[j];
+    let mut node = at.node.child(if right { at.idx + 1 } else { at.idx - 1 });
+    while !node.is_leaf() {
+        node = node.child(if right { 0 } else { node.count() - 1 });
+    }
+    !node.is_present(if right { 0 } else { node.count() - 1 })
+}

@@ -1,0 +1,105 @@
+//! Write paths. A store is classified first and takes the cheapest path that
+//! can do it:
+//!
+//! 1. **exact fit** (`fast.rs`): the range is exactly one existing slot and a
+//!    value goes in: the slot word is replaced in place;
+//! 2. **append** (`fast.rs`, seed 002): the range lies inside the last slot of
+//!    a leaf, which is absent, and the leaf has room for the one or two extra
+//!    slots: they are written past the end and the leaf's count grows;
+//! 3. **rewrite** (`edit.rs`): everything else. The touched leaf (or leaves,
+//!    for a spanning store) is rebuilt and the change carried up: a node
+//!    rewrite when it still fits one node, a split when it does not, a
+//!    rebalance when a node falls under its minimum, root growth and collapse
+//!    at the top.
+//!
+//! Storing "absent" over an absent range changes nothing and returns at once.
+
+mod content;
+mod edit;
+mod fast;
+mod pack;
+
+use content::Content;
+use pack::fill;
+
+use crate::node::{value_word, Kind, LEAF_SLOTS};
+use crate::tree::MapleTree;
+use crate::walk::Path;
+use core::ops::RangeInclusive;
+
+impl<V> MapleTree<V> {
+    /// Stores `value` (or absence, for `None`) over `first..=last`.
+    ///
+    /// Parts of entries cut at the edges get `split(&old, piece)`; every value
+    /// the store removes goes to `displaced`, in key order. `path` may hold a
+    /// previous walk of this tree; afterwards it is left to be re-walked to
+    /// `first` from the lowest level still valid.
+    pub(crate) fn store_at<S, D>(
+        &mut self,
+        path: &mut Path,
+        first: u64,
+        last: u64,
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: FnMut(RangeInclusive<u64>, V),
+    {
+        debug_assert!(first <= last);
+        if self.root.is_none() {
+            if let Some(value) = value {
+                self.store_into_empty(first, last, value);
+            }
+            path.height = 0;
+            return;
+        }
+        path.seek(self.root, self.height, first);
+        let leaf = *path.leaf();
+        let end = leaf.end();
+        if last <= end {
+            let present = leaf.node.is_present(leaf.idx);
+            match value {
+                None if !present => return,
+                Some(value) if leaf.start() == first && end == last => {
+                    return self.store_exact(path, value, displaced);
+                }
+                Some(value)
+                    if !present
+                        && self.append_path
+                        && leaf.idx + 1 == leaf.node.count()
+                        && leaf.node.count()
+                            + (first > leaf.start()) as usize
+                            + (last < end) as usize
+                            <= LEAF_SLOTS =>
+                {
+                    return self.store_append(path, first, last, value);
+                }
+                value => {
+                    let valid = self.store_general(path, first, last, value, split, displaced);
+                    path.low = valid;
+                    return;
+                }
+            }
+        }
+        let valid = self.store_general(path, first, last, value, split, displaced);
+        path.low = valid;
+    }
+
+    /// The first entry of an empty tree: one leaf with up to three slots.
+    fn store_into_empty(&mut self, first: u64, last: u64, value: V) {
+        let mut c = Content::new(0);
+        if first > 0 {
+            c.push_leaf(first - 1, None);
+        }
+        c.push_leaf(last, Some(value_word(value)));
+        if last < u64::MAX {
+            c.push_leaf(u64::MAX, None);
+        }
+        let leaf = self.pool.alloc_or_abort(Kind::Leaf);
+        fill(leaf, c.items(), 0, false);
+        self.root = Some(leaf);
+        self.height = 1;
+        self.len = 1;
+    }
+}
