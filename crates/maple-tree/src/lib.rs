@@ -82,4 +82,5 @@ pub mod failpoints;
 pub use cursor::{Cursor, CursorMut};
 pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError, Stats, WritePaths};
 pub use iter::{IntoIter, Iter, IterMut, Range};
+pub use pool::{release_cached_chunks, CACHE_LIMIT};
 pub use tree::MapleTree;

@@ -352,6 +352,13 @@ impl NodePtr {
         unsafe { ptr::copy_nonoverlapping(src.0.as_ptr(), self.0.as_ptr(), 1) }
     }
 
+    /// Writes a value word into leaf slot `i` (without touching its bit).
+    #[inline]
+    pub(crate) fn set_value_word(self, i: usize, word: Word) {
+        // SAFETY: invariants 1 and 2.
+        unsafe { self.slot_ptr(i).write(word) }
+    }
+
     /// Pointer to leaf slot `i`'s word, for the `value_*` functions.
     #[inline]
     fn slot_ptr(self, i: usize) -> *mut Word {
