@@ -38,7 +38,9 @@ const fn class_nodes(class: usize) -> usize {
 
 /// The smallest class with room for `n` nodes (the largest class for more).
 fn class_for(n: usize) -> usize {
-    (0..MAX_CLASS).find(|&c| class_nodes(c) >= n).unwrap_or(MAX_CLASS)
+    (0..MAX_CLASS)
+        .find(|&c| class_nodes(c) >= n)
+        .unwrap_or(MAX_CLASS)
 }
 
 /// A chunk: its start and size class.
@@ -92,12 +94,18 @@ impl NodePool {
     }
 
     fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
-        self.inline.iter().flatten().copied().chain(self.more.iter().copied())
+        self.inline
+            .iter()
+            .flatten()
+            .copied()
+            .chain(self.more.iter().copied())
     }
 
     /// Bytes held from the system.
     pub(crate) fn reserved_bytes(&self) -> usize {
-        self.chunks().map(|c| class_nodes(c.class) * NODE_SIZE).sum()
+        self.chunks()
+            .map(|c| class_nodes(c.class) * NODE_SIZE)
+            .sum()
     }
 
     /// A node of `kind` with an empty header and an uninitialised body.
@@ -139,7 +147,11 @@ impl NodePool {
         let raw = node.as_raw();
         // SAFETY: the node is no longer part of any tree; its first word
         // becomes the free-list link.
-        unsafe { raw.as_ptr().cast::<Option<NonNull<Node>>>().write(self.free) };
+        unsafe {
+            raw.as_ptr()
+                .cast::<Option<NonNull<Node>>>()
+                .write(self.free)
+        };
         self.free = Some(raw);
         self.live -= 1;
     }
@@ -158,7 +170,12 @@ impl NodePool {
     /// Gives every chunk back (to this thread's cache, or to the system).
     /// Every node handed out must be forgotten first.
     pub(crate) fn reset(&mut self) {
-        for c in self.inline.iter_mut().filter_map(Option::take).chain(self.more.drain(..)) {
+        for c in self
+            .inline
+            .iter_mut()
+            .filter_map(Option::take)
+            .chain(self.more.drain(..))
+        {
             chunk_cache::put(c.start, c.class);
         }
         self.bump = 0;
@@ -172,7 +189,8 @@ impl NodePool {
         let start = match chunk_cache::take(class) {
             Some(start) => start,
             // SAFETY: the layout has a non-zero size.
-            None => NonNull::new(unsafe { alloc(chunk_layout(class)) }.cast::<Node>()).ok_or(AllocError)?,
+            None => NonNull::new(unsafe { alloc(chunk_layout(class)) }.cast::<Node>())
+                .ok_or(AllocError)?,
         };
         let chunk = Chunk { start, class };
         match self.inline.iter_mut().find(|c| c.is_none()) {

@@ -660,10 +660,28 @@ impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
 
 impl<V: Clone, R: RangeBounds<u64>> FromIterator<(R, V)> for MapleTree<V> {
     /// A regular tree holding the pairs, stored in turn (later ones win).
+    ///
+    /// While the pairs come in ascending order without overlapping, nodes
+    /// are packed full bottom-up, with no split or rewrite (bulk build); the
+    /// pairs after the first one out of order are stored one by one.
     #[track_caller]
     fn from_iter<I: IntoIterator<Item = (R, V)>>(iter: I) -> Self {
-        let mut tree = MapleTree::new();
-        tree.extend(iter);
+        let mut iter = iter.into_iter();
+        let mut bulk = crate::write::Bulk::new(MapleTree::new());
+        let mut rest = None;
+        for (range, value) in iter.by_ref() {
+            let (first, last) = bounds(&range);
+            if !bulk.accepts(first) {
+                rest = Some((first, last, value));
+                break;
+            }
+            bulk.push(first, last, value);
+        }
+        let mut tree = bulk.finish();
+        if let Some((first, last, value)) = rest {
+            tree.insert(first..=last, value);
+            tree.extend(iter);
+        }
         tree
     }
 }

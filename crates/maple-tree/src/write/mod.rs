@@ -13,12 +13,19 @@
 //!    at the top.
 //!
 //! Storing "absent" over an absent range changes nothing and returns at once.
+//!
+//! A tree built from entries in ascending order (`FromIterator`) skips all
+//! of this: `bulk.rs` packs full nodes bottom-up.
 
+mod bulk;
 mod content;
 mod edit;
 mod fast;
 mod pack;
+#[cfg(test)]
+mod tests;
 
+pub(crate) use bulk::Bulk;
 use content::Content;
 use pack::fill;
 

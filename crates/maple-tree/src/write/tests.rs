@@ -1,0 +1,146 @@
+//! Unit tests of the write paths: which path a store takes, and what each
+//! path leaves behind.
+
+use crate::MapleTree;
+
+fn seq(n: u64, alloc: bool, append: bool) -> MapleTree<u64> {
+    let mut t = if alloc {
+        MapleTree::new_alloc()
+    } else {
+        MapleTree::new()
+    };
+    t.set_append_path(append);
+    for i in 0..n {
+        t.insert(16 * i..=16 * i + 9, i + 1);
+    }
+    t
+}
+
+#[test]
+fn sequential_stores_take_the_append_path() {
+    let t = seq(1000, false, true);
+    let s = t.stats();
+    let p = s.write_paths;
+    // After the first store (into the empty tree), every store lands strictly
+    // inside the trailing gap: two slots are appended, except when the leaf is
+    // full, which splits it and makes one more leaf.
+    assert_eq!(p.append + (s.leaves as u64 - 1), 1000 - 1, "{p:?}");
+    assert_eq!(
+        (p.node_rewrite, p.spanning, p.rebalance, p.exact_fit),
+        (0, 0, 0, 0),
+        "{p:?}"
+    );
+    t.validate().unwrap();
+}
+
+#[test]
+fn without_the_append_path_the_same_stores_rewrite_nodes() {
+    let with = seq(1000, true, true);
+    let without = seq(1000, true, false);
+    let p = without.stats().write_paths;
+    assert_eq!(p.append, 0);
+    assert!(p.node_rewrite > 800, "{p:?}");
+    assert!(with == without);
+    without.validate().unwrap();
+}
+
+#[test]
+fn append_at_the_end_of_the_last_range_adds_one_slot() {
+    let mut t = MapleTree::new();
+    t.insert(0..=9, 1u8);
+    let before = t.stats().write_paths.append;
+    t.insert(20..=u64::MAX, 2); // ends where the trailing gap ends
+    assert_eq!(t.stats().write_paths.append, before + 1);
+    t.insert(12..=13, 3); // strictly inside the (new) last gap's predecessor: not the last slot
+    assert_eq!(t.stats().write_paths.append, before + 1);
+    assert_eq!(
+        t.iter().collect::<alloc::vec::Vec<_>>(),
+        [(0..=9, &1), (12..=13, &3), (20..=u64::MAX, &2)]
+    );
+    t.validate().unwrap();
+}
+
+#[test]
+fn exact_fit_replaces_in_place() {
+    let mut t = seq(100, false, true);
+    let before = t.stats().write_paths;
+    t.insert(160..=169, 7);
+    t.insert(170..=175, 8); // exactly the gap after it
+    let after = t.stats().write_paths;
+    assert_eq!(after.exact_fit, before.exact_fit + 2);
+    assert_eq!(after.node_rewrite, before.node_rewrite);
+    assert_eq!(t.get(165), Some(&7));
+    assert_eq!(t.get(172), Some(&8));
+    t.validate().unwrap();
+}
+
+#[test]
+fn spanning_store_replaces_many_leaves() {
+    let mut t = seq(10_000, true, true);
+    t.insert(1000..=100_000, 0);
+    assert!(t.stats().write_paths.spanning >= 1);
+    assert_eq!(t.get_key_value(50_000), Some((1000..=100_000, &0)));
+    assert_eq!(t.get_key_value(999), Some((992..=999, &(62 + 1))));
+    t.validate().unwrap();
+    t.remove_range(..);
+    assert!(t.is_empty());
+    assert_eq!(t.stats().height, 0);
+    t.validate().unwrap();
+}
+
+#[test]
+fn removals_rebalance_and_collapse_the_root() {
+    let mut t = seq(5000, false, true);
+    let h = t.stats().height;
+    for i in (0..5000).step_by(2) {
+        t.remove(16 * i);
+    }
+    t.validate().unwrap();
+    for i in (1..5000).step_by(2) {
+        assert_eq!(t.remove(16 * i + 9), Some((16 * i..=16 * i + 9, i + 1)));
+        if i % 97 == 0 {
+            t.validate().unwrap();
+        }
+    }
+    assert!(t.stats().write_paths.rebalance > 0);
+    assert!(t.is_empty() && h > 2);
+    assert_eq!(t.stats().height, 0);
+}
+
+#[test]
+fn bulk_build_packs_full_nodes_without_splits() {
+    let t: MapleTree<u64> = (0..10_000u64)
+        .map(|i| (16 * i..=16 * i + 9, i + 1))
+        .collect();
+    t.validate().unwrap();
+    let s = t.stats();
+    assert_eq!(s.write_paths, Default::default(), "no store path ran");
+    assert_eq!(s.entries, 10_000);
+    // 20,000 slots (entry + gap each) in full 16-slot leaves.
+    assert_eq!(s.leaves, 20_000usize.div_ceil(16));
+    assert!(t == seq(10_000, false, true));
+}
+
+#[test]
+fn bulk_build_falls_back_on_unsorted_input() {
+    let pairs = [(10..=19, 1u32), (30..=39, 2), (15..=32, 3), (0..=0, 4)];
+    let t: MapleTree<u32> = pairs.iter().cloned().collect();
+    t.validate().unwrap();
+    assert_eq!(
+        t.iter().collect::<alloc::vec::Vec<_>>(),
+        [(0..=0, &4), (10..=14, &1), (15..=32, &3), (33..=39, &2)]
+    );
+}
+
+#[test]
+fn bulk_build_edges() {
+    let whole: MapleTree<u8> = [(.., 1u8)].into_iter().collect();
+    assert_eq!(whole.get_key_value(u64::MAX), Some((0..=u64::MAX, &1)));
+    whole.validate().unwrap();
+    let top: MapleTree<u8> = [(u64::MAX..=u64::MAX, 1u8)].into_iter().collect();
+    assert_eq!(top.len(), 1);
+    top.validate().unwrap();
+    let empty: MapleTree<u8> = core::iter::empty::<(core::ops::RangeFull, u8)>().collect();
+    assert!(empty.is_empty());
+    empty.validate().unwrap();
+}
