@@ -26,7 +26,7 @@ pub(crate) struct RawRange {
 pub(crate) type Found = (NodePtr, usize, RangeInclusive<u64>);
 
 impl RawRange {
-    pub(crate) fn new<V>(tree: &MapleTree<V>, lo: u64, hi: u64) -> RawRange {
+    pub(crate) fn new((root, height): (Option<NodePtr>, usize), lo: u64, hi: u64) -> RawRange {
         let mut r = RawRange {
             front: Path::new(),
             back: Path::new(),
@@ -34,11 +34,11 @@ impl RawRange {
             hi,
             front_started: false,
             back_started: false,
-            done: tree.root.is_none(),
+            done: root.is_none(),
         };
         if !r.done {
-            r.front.descend(tree.root, tree.height, lo);
-            r.back.descend(tree.root, tree.height, hi);
+            r.front.descend(root, height, lo);
+            r.back.descend(root, height, hi);
         }
         r
     }
@@ -106,10 +106,11 @@ pub struct Iter<'a, V> {
 }
 
 impl<'a, V> Iter<'a, V> {
-    pub(crate) fn new(tree: &'a MapleTree<V>) -> Self {
+    /// Iterates over the tree `(root, height)` holding `len` entries.
+    pub(crate) fn new(top: (Option<NodePtr>, usize), len: usize) -> Self {
         Iter {
-            raw: RawRange::new(tree, 0, u64::MAX),
-            remaining: tree.len,
+            raw: RawRange::new(top, 0, u64::MAX),
+            remaining: len,
             _tree: PhantomData,
         }
     }
@@ -152,7 +153,7 @@ pub struct IterMut<'a, V> {
 impl<'a, V> IterMut<'a, V> {
     pub(crate) fn new(tree: &'a mut MapleTree<V>) -> Self {
         IterMut {
-            raw: RawRange::new(tree, 0, u64::MAX),
+            raw: RawRange::new(tree.top(), 0, u64::MAX),
             remaining: tree.len,
             _tree: PhantomData,
         }
@@ -194,9 +195,9 @@ pub struct Range<'a, V> {
 }
 
 impl<'a, V> Range<'a, V> {
-    pub(crate) fn new(tree: &'a MapleTree<V>, lo: u64, hi: u64) -> Self {
+    pub(crate) fn new(top: (Option<NodePtr>, usize), lo: u64, hi: u64) -> Self {
         Range {
-            raw: RawRange::new(tree, lo, hi),
+            raw: RawRange::new(top, lo, hi),
             _tree: PhantomData,
         }
     }
@@ -275,7 +276,7 @@ impl<V> IntoIterator for MapleTree<V> {
     type IntoIter = IntoIter<V>;
 
     fn into_iter(self) -> IntoIter<V> {
-        let raw = RawRange::new(&self, 0, u64::MAX);
+        let raw = RawRange::new(self.top(), 0, u64::MAX);
         IntoIter {
             raw,
             remaining: self.len,

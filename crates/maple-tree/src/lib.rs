@@ -70,8 +70,11 @@ mod dup;
 mod error;
 mod gap;
 mod iter;
+mod limbo;
 mod node;
 mod pool;
+#[cfg(feature = "std")]
+mod rcu;
 mod tree;
 mod walk;
 mod write;
@@ -83,4 +86,6 @@ pub use cursor::{Cursor, CursorMut};
 pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError, Stats, WritePaths};
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
+#[cfg(feature = "std")]
+pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
 pub use tree::MapleTree;

@@ -33,10 +33,28 @@
 //! 3. A slot word whose `present` bit is set holds a value of the tree's `V`,
 //!    encoded as described above; `value_*` functions are called with the `V`
 //!    of the tree that owns the node.
+//!
+//! # Concurrent readers (RCU mode)
+//!
+//! A node that readers may see is never changed in place except through
+//! these three words, which are atomics:
+//!
+//! * the header (kind, count, value bits): loaded with `Acquire`, stored with
+//!   `Release`, so a reader that sees a larger count or a new value bit also
+//!   sees the slots, pivots and values written before it (the append path);
+//! * a child pointer: `Acquire`/`Release`, the publish of a rebuilt subtree
+//!   that covers exactly the same range;
+//! * a recorded gap: `Relaxed`; a reader may act on a stale gap, which only
+//!   makes a gap search look at one more child or miss a range freed while it
+//!   ran.
+//!
+//! Everything else (pivots, slot words) is written only into nodes no reader
+//! can reach yet, or (append) into slots past the count readers load.
 
 use alloc::boxed::Box;
 use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 /// Bytes in one node.
 pub(crate) const NODE_SIZE: usize = 256;
@@ -85,14 +103,33 @@ impl Kind {
 /// A raw slot word: a child pointer, or a value encoded as in the module docs.
 pub(crate) type Word = MaybeUninit<u64>;
 
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct Header {
-    kind: Kind,
-    count: u8,
-    /// Leaves: bit `i` set when slot `i` holds a value.
-    present: u16,
-    _reserved: u32,
+/// The header word: bits 0..8 the kind, 8..16 the count, 16..32 (leaves)
+/// the value bits: bit `16 + i` set when slot `i` holds a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+struct Header(u64);
+
+impl Header {
+    #[inline]
+    fn new(kind: Kind, count: usize, present: u16) -> Header {
+        Header(kind as u64 | (count as u64) << 8 | (present as u64) << 16)
+    }
+    #[inline]
+    fn kind(self) -> Kind {
+        match self.0 as u8 {
+            0 => Kind::Leaf,
+            1 => Kind::Range,
+            _ => Kind::ARange,
+        }
+    }
+    #[inline]
+    fn count(self) -> usize {
+        (self.0 >> 8) as u8 as usize
+    }
+    #[inline]
+    fn present(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
 }
 
 #[repr(C)]
@@ -155,14 +192,13 @@ impl NodePtr {
     #[inline]
     pub(crate) fn init(raw: NonNull<Node>, kind: Kind) -> NodePtr {
         // SAFETY: the pool hands out memory for one whole, exclusively owned node.
-        unsafe {
-            ptr::addr_of_mut!((*raw.as_ptr()).header).write(Header {
-                kind,
-                count: 0,
-                present: 0,
-                _reserved: 0,
-            });
-        }
+        unsafe { ptr::addr_of_mut!((*raw.as_ptr()).header).write(Header::new(kind, 0, 0)) };
+        NodePtr(raw)
+    }
+
+    /// Wraps a pointer to a live node (as published by the concurrent tree).
+    #[inline]
+    pub(crate) fn from_raw(raw: NonNull<Node>) -> NodePtr {
         NodePtr(raw)
     }
 
@@ -171,15 +207,28 @@ impl NodePtr {
         self.0
     }
 
+    /// The header as an atomic (see "Concurrent readers" above).
+    #[inline]
+    fn header_word(self) -> &'static AtomicU64 {
+        // SAFETY: invariant 1: a live node, whose header is an initialised,
+        // 8-byte aligned word that is only ever accessed atomically here. The
+        // `'static` never escapes this module's accessors.
+        unsafe { AtomicU64::from_ptr(ptr::addr_of_mut!((*self.0.as_ptr()).header).cast::<u64>()) }
+    }
+
     #[inline]
     fn header(self) -> Header {
-        // SAFETY: invariant 1: a live node; the header is always initialised.
-        unsafe { ptr::addr_of!((*self.0.as_ptr()).header).read() }
+        Header(self.header_word().load(Ordering::Acquire))
+    }
+
+    #[inline]
+    fn set_header(self, h: Header) {
+        self.header_word().store(h.0, Ordering::Release)
     }
 
     #[inline]
     pub(crate) fn kind(self) -> Kind {
-        self.header().kind
+        self.header().kind()
     }
 
     #[inline]
@@ -190,26 +239,34 @@ impl NodePtr {
     /// Slots in use (1..=capacity for a node in a tree).
     #[inline]
     pub(crate) fn count(self) -> usize {
-        self.header().count as usize
+        self.header().count()
     }
 
     #[inline]
     pub(crate) fn set_count(self, count: usize) {
         debug_assert!(count <= self.kind().capacity());
-        // SAFETY: invariant 1.
-        unsafe { (*self.0.as_ptr()).header.count = count as u8 }
+        let h = self.header();
+        self.set_header(Header::new(h.kind(), count, h.present()));
     }
 
     /// Leaf presence bits.
     #[inline]
     pub(crate) fn present_bits(self) -> u16 {
-        self.header().present
+        self.header().present()
     }
 
     #[inline]
     pub(crate) fn set_present_bits(self, bits: u16) {
-        // SAFETY: invariant 1.
-        unsafe { (*self.0.as_ptr()).header.present = bits }
+        let h = self.header();
+        self.set_header(Header::new(h.kind(), h.count(), bits));
+    }
+
+    /// Sets the count and the value bits in one store: how the append path
+    /// makes its new slots visible to concurrent readers all at once.
+    #[inline]
+    pub(crate) fn publish_leaf(self, count: usize, bits: u16) {
+        debug_assert!(self.is_leaf() && count <= LEAF_SLOTS);
+        self.set_header(Header::new(Kind::Leaf, count, bits));
     }
 
     #[inline]
@@ -267,42 +324,50 @@ impl NodePtr {
     #[inline]
     pub(crate) fn child(self, i: usize) -> NodePtr {
         debug_assert!(!self.is_leaf() && i < self.count());
+        let raw = self.child_slot(i).load(Ordering::Acquire);
         // SAFETY: invariants 1 and 2: slots below `count` of an internal node
         // hold non-null child pointers.
-        unsafe {
-            let raw = match self.kind() {
-                Kind::ARange => (*self.0.as_ptr()).body.arange.children[i],
-                _ => (*self.0.as_ptr()).body.range.children[i],
-            };
-            NodePtr(NonNull::new_unchecked(raw))
-        }
+        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
     }
 
     #[inline]
     pub(crate) fn set_child(self, i: usize, child: NodePtr) {
         debug_assert!(!self.is_leaf() && i < self.kind().capacity());
-        // SAFETY: invariants 1 and 2.
+        self.child_slot(i).store(child.0.as_ptr(), Ordering::Release)
+    }
+
+    /// Child pointer `i` as an atomic.
+    #[inline]
+    fn child_slot(self, i: usize) -> &'static AtomicPtr<Node> {
+        // SAFETY: invariants 1 and 2; child pointers are aligned words accessed
+        // atomically wherever a reader may race with the writer. The `'static`
+        // never escapes this module's accessors.
         unsafe {
-            match self.kind() {
-                Kind::ARange => (*self.0.as_ptr()).body.arange.children[i] = child.0.as_ptr(),
-                _ => (*self.0.as_ptr()).body.range.children[i] = child.0.as_ptr(),
-            }
+            let slot = match self.kind() {
+                Kind::ARange => ptr::addr_of_mut!((*self.0.as_ptr()).body.arange.children[i]),
+                _ => ptr::addr_of_mut!((*self.0.as_ptr()).body.range.children[i]),
+            };
+            AtomicPtr::from_ptr(slot)
         }
+    }
+
+    /// Recorded gap `i` as an atomic.
+    #[inline]
+    fn gap_slot(self, i: usize) -> &'static AtomicU64 {
+        debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
+        // SAFETY: invariants 1 and 2, as for `child_slot`.
+        unsafe { AtomicU64::from_ptr(ptr::addr_of_mut!((*self.0.as_ptr()).body.arange.gaps[i])) }
     }
 
     /// Largest gap recorded for child `i` of an allocation-tree internal node.
     #[inline]
     pub(crate) fn gap(self, i: usize) -> u64 {
-        debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
-        // SAFETY: invariants 1 and 2.
-        unsafe { (*self.0.as_ptr()).body.arange.gaps[i] }
+        self.gap_slot(i).load(Ordering::Relaxed)
     }
 
     #[inline]
     pub(crate) fn set_gap(self, i: usize, gap: u64) {
-        debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
-        // SAFETY: invariants 1 and 2.
-        unsafe { (*self.0.as_ptr()).body.arange.gaps[i] = gap }
+        self.gap_slot(i).store(gap, Ordering::Relaxed)
     }
 
     /// The raw word of slot `i`: a leaf's value encoding or a child pointer.

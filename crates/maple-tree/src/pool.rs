@@ -63,8 +63,9 @@ pub(crate) struct NodePool {
     bump_end: usize,
     /// Class of the newest chunk (the next grows by one class).
     last_class: Option<usize>,
-    /// Freed nodes, linked through their first word.
+    /// Freed nodes, linked through their first word, and how many.
     free: Option<NonNull<Node>>,
+    free_len: usize,
     /// Nodes handed out and not yet freed.
     live: usize,
 }
@@ -84,6 +85,7 @@ impl NodePool {
             bump_end: 0,
             last_class: None,
             free: None,
+            free_len: 0,
             live: 0,
         }
     }
@@ -116,6 +118,7 @@ impl NodePool {
         let raw = if let Some(node) = self.free {
             // SAFETY: a node on the free list holds the next link in its first word.
             self.free = unsafe { node.as_ptr().cast::<Option<NonNull<Node>>>().read() };
+            self.free_len -= 1;
             node
         } else {
             if self.bump == self.bump_end {
@@ -153,6 +156,7 @@ impl NodePool {
                 .write(self.free)
         };
         self.free = Some(raw);
+        self.free_len += 1;
         self.live -= 1;
     }
 
@@ -163,6 +167,15 @@ impl NodePool {
         let room = (self.bump_end - self.bump) / NODE_SIZE;
         if room < n {
             self.add_chunk(class_for(n))?;
+        }
+        Ok(())
+    }
+
+    /// Makes sure `n` allocations can be served without asking the system.
+    pub(crate) fn ensure_available(&mut self, n: usize) -> Result<(), AllocError> {
+        let room = (self.bump_end - self.bump) / NODE_SIZE + self.free_len;
+        if room < n {
+            self.add_chunk(class_for(n - room))?;
         }
         Ok(())
     }
@@ -182,6 +195,7 @@ impl NodePool {
         self.bump_end = 0;
         self.last_class = None;
         self.free = None;
+        self.free_len = 0;
         self.live = 0;
     }
 

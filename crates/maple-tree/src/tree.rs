@@ -53,6 +53,8 @@ pub struct MapleTree<V> {
     pub(crate) append_path: bool,
     pub(crate) paths: WritePaths,
     pub(crate) pool: NodePool,
+    /// Deferred reclamation, in RCU mode only.
+    pub(crate) limbo: Option<alloc::boxed::Box<crate::limbo::Limbo>>,
     _owns: PhantomData<V>,
 }
 
@@ -102,6 +104,7 @@ impl<V> MapleTree<V> {
             append_path: true,
             paths: WritePaths::default(),
             pool: NodePool::new(),
+            limbo: None,
             _owns: PhantomData,
         }
     }
@@ -125,6 +128,7 @@ impl<V> MapleTree<V> {
                 rebalance: 0,
             },
             pool: NodePool::new(),
+            limbo: None,
             _owns: PhantomData,
         }
     }
@@ -364,6 +368,15 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_destroy")]
     #[doc(alias = "__mt_destroy")]
     pub fn clear(&mut self) {
+        if let Some(limbo) = &mut self.limbo {
+            // Readers may still be walking the old tree: unlink it whole.
+            if let Some(root) = self.root.take() {
+                limbo.push(crate::limbo::Garbage::Subtree(root, 0, u64::MAX));
+            }
+            self.height = 0;
+            self.len = 0;
+            return;
+        }
         if let Some(root) = self.root.take() {
             if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
                 self.free_subtree(root, 0, u64::MAX, &mut drop_value);
@@ -382,7 +395,7 @@ impl<V> MapleTree<V> {
     /// ```
     #[doc(alias = "mt_for_each")]
     pub fn iter(&self) -> Iter<'_, V> {
-        Iter::new(self)
+        Iter::new(self.top(), self.len)
     }
 
     /// Iterates over the entries in order, with mutable values.
@@ -406,7 +419,7 @@ impl<V> MapleTree<V> {
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
         let (first, last) = bounds(&range);
-        Range::new(self, first, last)
+        Range::new(self.top(), first, last)
     }
 
     /// The lowest entry.
@@ -453,13 +466,13 @@ impl<V> MapleTree<V> {
 
     #[track_caller]
     fn gap_search(&self, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
-        assert!(size > 0, "maple tree: gap search for size 0");
-        let (lo, hi) = bounds(within);
-        let q = GapQuery { size, lo, hi };
-        match self.root {
-            None => q_fit_empty(&q, rev),
-            Some(root) => q.search(root, 0, u64::MAX, rev),
-        }
+        gap_search(self.root, size, within, rev)
+    }
+
+    /// The root and the height, as the read paths take them.
+    #[inline]
+    pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
+        (self.root, self.height)
     }
 
     /// Stores `value` at the lowest free range of `size` indices inside
@@ -584,10 +597,36 @@ impl<V> MapleTree<V> {
         s
     }
 
+    /// Reserves enough nodes that the next store takes none from the system
+    /// allocator, so it cannot fail or block there (kernel: `mas_preallocate`).
+    /// Values larger than 8 bytes are still boxed by the store itself, and
+    /// `insert`'s clones of cut values are the value type's own business.
+    ///
+    /// # Errors
+    /// [`AllocError`](crate::AllocError) if the nodes cannot be had.
+    #[doc(alias = "mas_preallocate")]
+    pub fn preallocate(&mut self) -> Result<(), crate::AllocError> {
+        // Each level packs into at most MAX_PACKED nodes, plus a new root.
+        let worst = crate::write::MAX_PACKED * (self.height + 1) + 1;
+        self.pool.ensure_available(worst)
+    }
+
     /// Turns the append fast path (seed 002) off or on, to measure what it
     /// buys. On by default; the tree's contents are the same either way.
     pub fn set_append_path(&mut self, enabled: bool) {
         self.append_path = enabled;
+    }
+}
+
+/// Gap search below `root` (shared with the concurrent tree's readers).
+#[track_caller]
+pub(crate) fn gap_search(root: Option<NodePtr>, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
+    assert!(size > 0, "maple tree: gap search for size 0");
+    let (lo, hi) = bounds(within);
+    let q = GapQuery { size, lo, hi };
+    match root {
+        None => q_fit_empty(&q, rev),
+        Some(root) => q.search(root, 0, u64::MAX, rev),
     }
 }
 
@@ -604,6 +643,9 @@ fn q_fit_empty(q: &GapQuery, rev: bool) -> Option<u64> {
 
 impl<V> Drop for MapleTree<V> {
     fn drop(&mut self) {
+        // Dropping needs the tree exclusively: no reader is left.
+        self.reclaim_all();
+        self.limbo = None;
         self.clear();
     }
 }

@@ -28,6 +28,7 @@
 
 use super::content::{slot_item, Content};
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
+use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
 use crate::tree::MapleTree;
 use crate::walk::{Path, MAX_HEIGHT};
@@ -93,10 +94,10 @@ impl<V> MapleTree<V> {
         if spanning {
             self.free_between(lp, &rp, displaced);
             self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
-            self.pool.free(rl.node);
+            self.retire_node(rl.node);
             self.paths.spanning += 1;
         }
-        self.pool.free(ll.node);
+        self.retire_node(ll.node);
         self.len += made;
 
         // Absent ranges must not meet across a leaf boundary.
@@ -154,9 +155,9 @@ impl<V> MapleTree<V> {
                 c.push_child(p.max, p.node, p.gap);
             }
             c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
-            self.pool.free(pl.node);
+            self.retire_node(pl.node);
             if pr.node != pl.node {
-                self.pool.free(pr.node);
+                self.retire_node(pr.node);
             }
             h += 1;
         }
@@ -204,12 +205,12 @@ impl<V> MapleTree<V> {
         let mut height = h + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
-            self.pool.free(root);
+            self.retire_node(root);
             root = child;
             height -= 1;
         }
         if height == 1 && root.count() == 1 && !root.is_present(0) {
-            self.pool.free(root);
+            self.retire_node(root);
             self.root = None;
             self.height = 0;
         } else {
@@ -241,14 +242,14 @@ impl<V> MapleTree<V> {
         // The old path nodes between are emptied by this rewrite.
         for m in h + 1..j {
             if lp.lv[m].node != rp.lv[m].node {
-                self.pool.free(lp.lv[m].node);
+                self.retire_node(lp.lv[m].node);
             }
         }
         lp.lv[j].idx -= 1;
         lp.descend_edge(j, h, true);
         let nb = lp.lv[h];
         c.prepend_node(nb.node, nb.min, nb.max);
-        self.pool.free(nb.node);
+        self.retire_node(nb.node);
         true
     }
 
@@ -261,14 +262,14 @@ impl<V> MapleTree<V> {
         };
         for m in h + 1..j {
             if rp.lv[m].node != lp.lv[m].node {
-                self.pool.free(rp.lv[m].node);
+                self.retire_node(rp.lv[m].node);
             }
         }
         rp.lv[j].idx += 1;
         rp.descend_edge(j, h, false);
         let nb = rp.lv[h];
         c.append_node(nb.node, nb.max);
-        self.pool.free(nb.node);
+        self.retire_node(nb.node);
         true
     }
 
@@ -285,7 +286,7 @@ impl<V> MapleTree<V> {
             if l.node == r.node {
                 for i in l.idx + 1..r.idx {
                     let item = slot_item(l.node, i, l.max);
-                    self.free_subtree(
+                    self.unlink_subtree(
                         item_child(&item),
                         l.node.slot_start(i, l.min),
                         item.end,
@@ -296,7 +297,7 @@ impl<V> MapleTree<V> {
                 break;
             }
             for i in l.idx + 1..l.node.count() {
-                self.free_subtree(
+                self.unlink_subtree(
                     l.node.child(i),
                     l.node.slot_start(i, l.min),
                     l.node.slot_end(i, l.max),
@@ -307,7 +308,7 @@ impl<V> MapleTree<V> {
         for h in (1..split).rev() {
             let r = rp.lv[h];
             for i in 0..r.idx {
-                self.free_subtree(
+                self.unlink_subtree(
                     r.node.child(i),
                     r.node.slot_start(i, r.min),
                     r.node.slot_end(i, r.max),
@@ -317,8 +318,49 @@ impl<V> MapleTree<V> {
         }
     }
 
-    /// Hands the values of leaf slots `from..to` to `displaced`.
+    /// Removes the values of leaf slots `from..to` of a leaf being replaced:
+    /// to `displaced`, or in RCU mode to the current garbage batch (readers
+    /// may still see the leaf, so it is left as it is).
     fn displace_slots<D: FnMut(RangeInclusive<u64>, V)>(
+        &mut self,
+        leaf: NodePtr,
+        from: usize,
+        to: usize,
+        min: u64,
+        max: u64,
+        displaced: &mut D,
+    ) {
+        if let Some(limbo) = &mut self.limbo {
+            for i in (from..to).filter(|&i| leaf.is_present(i)) {
+                limbo.push(Garbage::Value(leaf.word(i)));
+                self.len -= 1;
+            }
+            return;
+        }
+        self.take_slots(leaf, from, to, min, max, displaced);
+    }
+
+    /// Unlinks a subtree the store covers: freed now, or in RCU mode
+    /// retired whole.
+    fn unlink_subtree<D: FnMut(RangeInclusive<u64>, V)>(
+        &mut self,
+        node: NodePtr,
+        min: u64,
+        max: u64,
+        displaced: &mut D,
+    ) {
+        if self.limbo.is_some() {
+            self.len -= count_entries(node);
+            if let Some(limbo) = &mut self.limbo {
+                limbo.push(Garbage::Subtree(node, min, max));
+            }
+        } else {
+            self.free_subtree(node, min, max, displaced);
+        }
+    }
+
+    /// Moves the values of leaf slots `from..to` out to `displaced`.
+    fn take_slots<D: FnMut(RangeInclusive<u64>, V)>(
         &mut self,
         leaf: NodePtr,
         from: usize,
@@ -345,7 +387,7 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) {
         if node.is_leaf() {
-            self.displace_slots(node, 0, node.count(), min, max, displaced);
+            self.take_slots(node, 0, node.count(), min, max, displaced);
         } else {
             for i in 0..node.count() {
                 self.free_subtree(
@@ -356,7 +398,16 @@ impl<V> MapleTree<V> {
                 );
             }
         }
-        self.pool.free(node);
+        self.retire_node(node);
+    }
+}
+
+/// Entries stored below `node`.
+fn count_entries(node: NodePtr) -> usize {
+    if node.is_leaf() {
+        node.present_bits().count_ones() as usize
+    } else {
+        (0..node.count()).map(|i| count_entries(node.child(i))).sum()
     }
 }
 

@@ -58,8 +58,8 @@ impl<V> MapleTree<V> {
         if at > i {
             node.set_pivot(i, first - 1);
         }
-        node.set_present_bits(bits);
-        node.set_count(count);
+        // One store publishes the new slots to concurrent readers.
+        node.publish_leaf(count, bits);
         self.len += 1;
         self.paths.append += 1;
         self.refresh_leaf_gap(path);

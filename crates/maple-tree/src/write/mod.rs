@@ -28,6 +28,7 @@ mod tests;
 pub(crate) use bulk::Bulk;
 use content::Content;
 use pack::fill;
+pub(crate) use pack::MAX_PACKED;
 
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
@@ -68,7 +69,7 @@ impl<V> MapleTree<V> {
             let present = leaf.node.is_present(leaf.idx);
             match value {
                 None if !present => return,
-                Some(value) if leaf.start() == first && end == last => {
+                Some(value) if leaf.start() == first && end == last && self.limbo.is_none() => {
                     return self.store_exact(path, value, displaced);
                 }
                 Some(value)

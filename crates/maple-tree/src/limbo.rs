@@ -1,0 +1,120 @@
+//! Deferred reclamation for RCU mode: what a write replaced waits here until
+//! no reader can still be looking at it.
+//!
+//! A tree in RCU mode never frees a node or drops a value that a reader may
+//! reach. Everything a write unlinks goes into the current batch: nodes,
+//! whole subtrees (a spanning store or `clear` unlinks them at once) and
+//! values. When the write is done and its result published, the batch is
+//! sealed with a generation number, and the concurrent tree asks the epoch
+//! collector to raise `safe` to that generation once every reader pinned at
+//! that moment has left (`rcu.rs`). Later writes free the batches whose
+//! generation is at most `safe`. A tree whose owner holds it exclusively
+//! (drop, `into_inner`) frees everything at once: no reader can exist then.
+//!
+//! Values are dropped exactly once, here, after the grace period. A node
+//! copied into a rebuilt node keeps a bitwise copy of each small value it
+//! held; the old node is only ever freed as memory, its copies never dropped.
+
+use crate::node::{word_value, NodePtr, Word};
+use crate::tree::MapleTree;
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::mem;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// Something a write unlinked.
+pub(crate) enum Garbage {
+    /// A node whose contents were copied elsewhere: only its memory goes.
+    Node(NodePtr),
+    /// A subtree with its values, covering `min..=max`.
+    Subtree(NodePtr, u64, u64),
+    /// A value (slot word) that was removed or replaced.
+    Value(Word),
+}
+
+/// The garbage of one tree in RCU mode.
+pub(crate) struct Limbo {
+    current: Vec<Garbage>,
+    sealed: VecDeque<(u64, Vec<Garbage>)>,
+    next_gen: u64,
+    /// Batches of generation up to this one may be freed.
+    pub(crate) safe: Arc<AtomicU64>,
+}
+
+impl Limbo {
+    pub(crate) fn new() -> Self {
+        Limbo { current: Vec::new(), sealed: VecDeque::new(), next_gen: 1, safe: Arc::new(AtomicU64::new(0)) }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, g: Garbage) {
+        self.current.push(g);
+    }
+
+    /// Closes the current batch; returns its generation (None if empty).
+    pub(crate) fn seal(&mut self) -> Option<u64> {
+        if self.current.is_empty() {
+            return None;
+        }
+        let generation = self.next_gen;
+        self.next_gen += 1;
+        self.sealed.push_back((generation, mem::take(&mut self.current)));
+        Some(generation)
+    }
+
+    /// Batches still waiting.
+    pub(crate) fn pending(&self) -> usize {
+        self.sealed.len() + !self.current.is_empty() as usize
+    }
+}
+
+impl<V> MapleTree<V> {
+    /// Unlinks a node whose contents now live elsewhere.
+    #[inline]
+    pub(crate) fn retire_node(&mut self, node: NodePtr) {
+        match &mut self.limbo {
+            Some(limbo) => limbo.push(Garbage::Node(node)),
+            None => self.pool.free(node),
+        }
+    }
+
+    /// Frees the batches no reader can see any more.
+    pub(crate) fn reclaim(&mut self) {
+        let Some(limbo) = &mut self.limbo else { return };
+        let safe = limbo.safe.load(Ordering::Acquire);
+        let mut ready = Vec::new();
+        while limbo.sealed.front().is_some_and(|&(g, _)| g <= safe) {
+            ready.extend(limbo.sealed.pop_front().map(|(_, batch)| batch).into_iter().flatten());
+        }
+        self.free_garbage(ready);
+    }
+
+    /// Frees all garbage at once. Only for an owner that holds the tree
+    /// exclusively (no reader can exist).
+    pub(crate) fn reclaim_all(&mut self) {
+        let Some(limbo) = &mut self.limbo else { return };
+        let mut all: Vec<Garbage> = mem::take(&mut limbo.current);
+        for (_, batch) in limbo.sealed.drain(..) {
+            all.extend(batch);
+        }
+        self.free_garbage(all);
+    }
+
+    fn free_garbage(&mut self, garbage: Vec<Garbage>) {
+        for g in garbage {
+            match g {
+                Garbage::Node(node) => self.pool.free(node),
+                Garbage::Subtree(node, min, max) => {
+                    // Counted out of `len` when it was unlinked.
+                    let len = self.len;
+                    self.free_subtree(node, min, max, &mut |_, _| {});
+                    self.len = len;
+                }
+                // SAFETY: a retired value word holds a `V` of this tree that
+                // no node or reader will use again; it is dropped only here.
+                Garbage::Value(word) => drop(unsafe { word_value::<V>(word) }),
+            }
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! The concurrent tree (kernel: a maple tree in RCU mode): readers never lock
+//! and never wait while one writer writes.
+//!
+//! # How readers stay safe
+//!
+//! * The root pointer and the height are published together in one atomic
+//!   word (nodes are 256-aligned, so the height fits in the low bits).
+//! * A writer never changes a node a reader can reach, except by single
+//!   atomic stores: a child pointer (a rebuilt subtree covering the same
+//!   range), a recorded gap, or a leaf header whose larger count and new value
+//!   bits make appended slots visible (seed 002). Everything else is built in
+//!   new nodes and published by one of those stores or by the root word.
+//!   See the "Concurrent readers" section of `node.rs` for the orderings.
+//! * A reader walks down without retrying: every node it reaches is
+//!   internally consistent (old or new), and the slot ranges of a parent do not
+//!   change under an in-place publish, so what it reads is always a value that
+//!   was stored at that index at some moment during the read.
+//! * Nothing a reader may reach is freed while it reads: nodes and values a
+//!   write unlinks wait in the tree's limbo (`limbo.rs`), and a batch is freed
+//!   only after `crossbeam-epoch` reports that every thread pinned when it was
+//!   unlinked has unpinned. A [`ReadGuard`] is such a pin, so a reference it
+//!   hands out stays valid until the guard is dropped, even if a writer
+//!   replaces or removes the value meanwhile.
+//!
+//! # Values
+//!
+//! A value is dropped exactly once, after the last reader that could see it
+//! has left. Values of at most 8 bytes live inside nodes and are copied
+//! bitwise when a node is rebuilt; the old node keeps a copy that is never
+//! dropped (its memory is just reused later). A reader may therefore hold a
+//! reference to such a stale copy: for values with interior mutability
+//! (atomics) store them behind a `Box` or `Arc` so that every copy points to
+//! the same object. Larger values are always boxed and never move.
+//!
+//! `WriteGuard::remove` returns the removed range, not the value: readers may
+//! still be using the value, which is dropped after the grace period.
+
+use crate::error::{AllocError, NoSpace, OccupiedError};
+use crate::iter::Range;
+use crate::limbo::Limbo;
+use crate::node::NodePtr;
+use crate::tree::{bounds, gap_search, MapleTree};
+use crate::walk::find_slot;
+use alloc::boxed::Box;
+use core::marker::PhantomData;
+use core::ops::{Deref, RangeBounds, RangeInclusive};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use crossbeam_epoch as epoch;
+use std::sync::{Mutex, MutexGuard};
+
+/// A maple tree in RCU mode: any number of lock-free readers and one writer
+/// at a time.
+///
+/// ```
+/// use maple_tree::RcuMapleTree;
+/// use std::thread;
+///
+/// let tree = RcuMapleTree::new();
+/// tree.write().insert(0..100, 1u64);
+/// thread::scope(|s| {
+///     s.spawn(|| {
+///         let r = tree.read();             // never blocks
+///         assert!(matches!(r.get(50), Some(&1) | Some(&2)));
+///     });
+///     tree.write().insert(40..60, 2);      // one writer at a time
+/// });
+/// assert_eq!(tree.read().get(50), Some(&2));
+/// let plain = tree.into_inner();           // O(1)
+/// assert_eq!(plain.len(), 3);
+/// ```
+pub struct RcuMapleTree<V> {
+    /// Root pointer | height (0 when empty).
+    top: AtomicUsize,
+    len: AtomicUsize,
+    writer: Mutex<MapleTree<V>>,
+    /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
+    _values: PhantomData<V>,
+}
+
+fn encode(root: Option<NodePtr>, height: usize) -> usize {
+    debug_assert!(height < 256);
+    root.map_or(0, |r| r.as_raw().as_ptr() as usize | height)
+}
+
+fn decode(word: usize) -> (Option<NodePtr>, usize) {
+    let height = word & 0xff;
+    let root = NonNull::new((word & !0xff) as *mut crate::node::Node).map(NodePtr::from_raw);
+    (root, height)
+}
+
+impl<V: Send + Sync> RcuMapleTree<V> {
+    /// An empty regular tree in RCU mode.
+    pub fn new() -> Self {
+        Self::from(MapleTree::new())
+    }
+
+    /// An empty allocation tree in RCU mode.
+    pub fn new_alloc() -> Self {
+        Self::from(MapleTree::new_alloc())
+    }
+
+    /// Starts a read. Never locks and never waits.
+    #[doc(alias = "rcu_read_lock")]
+    pub fn read(&self) -> ReadGuard<'_, V> {
+        ReadGuard { tree: self, _pin: epoch::pin() }
+    }
+
+    /// Starts a write, waiting for the writer before (if any) to finish.
+    pub fn write(&self) -> WriteGuard<'_, V> {
+        // A writer that panicked left the tree consistent (a store changes
+        // nothing before its last fallible step), so poisoning is ignored.
+        let inner = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = WriteGuard { tree: self, inner };
+        w.inner.reclaim();
+        w
+    }
+
+    /// Leaves RCU mode, in O(1) (plus freeing what waits for readers to leave).
+    pub fn into_inner(self) -> MapleTree<V> {
+        let mut tree = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
+        // `self` is owned: no reader can exist any more.
+        tree.reclaim_all();
+        tree.limbo = None;
+        tree
+    }
+}
+
+impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
+    /// Enters RCU mode, in O(1).
+    fn from(mut tree: MapleTree<V>) -> Self {
+        tree.limbo = Some(Box::new(Limbo::new()));
+        RcuMapleTree {
+            top: AtomicUsize::new(encode(tree.root, tree.height)),
+            len: AtomicUsize::new(tree.len),
+            writer: Mutex::new(tree),
+            _values: PhantomData,
+        }
+    }
+}
+
+impl<V: Send + Sync> Default for RcuMapleTree<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A read of an [`RcuMapleTree`]; from [`RcuMapleTree::read`].
+///
+/// References it hands out live as long as the guard. Each call sees the
+/// tree as the writer last published it.
+pub struct ReadGuard<'a, V> {
+    tree: &'a RcuMapleTree<V>,
+    _pin: epoch::Guard,
+}
+
+impl<V> ReadGuard<'_, V> {
+    #[inline]
+    fn top(&self) -> (Option<NodePtr>, usize) {
+        decode(self.tree.top.load(Ordering::Acquire))
+    }
+
+    /// The value of the entry containing `index`.
+    #[inline]
+    pub fn get(&self, index: u64) -> Option<&V> {
+        let (root, height) = self.top();
+        let (leaf, i, _, _) = find_slot(root, height, index)?;
+        leaf.is_present(i).then(|| leaf.value(i))
+    }
+
+    /// The entry containing `index`.
+    pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
+        let (root, height) = self.top();
+        let (leaf, i, min, max) = find_slot(root, height, index)?;
+        leaf.is_present(i)
+            .then(|| (leaf.slot_start(i, min)..=leaf.slot_end(i, max), leaf.value(i)))
+    }
+
+    /// The entries in order (strictly increasing, never overlapping, each
+    /// one stored at some moment during the walk).
+    pub fn iter(&self) -> Range<'_, V> {
+        Range::new(self.top(), 0, u64::MAX)
+    }
+
+    /// The entries overlapping `range`, in order.
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
+        let (first, last) = bounds(&range);
+        Range::new(self.top(), first, last)
+    }
+
+    /// The lowest entry.
+    pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+        self.iter().next()
+    }
+
+    /// The highest entry.
+    pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+        self.iter().next_back()
+    }
+
+    /// As [`MapleTree::find_gap`], against the published tree.
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[track_caller]
+    pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+        gap_search(self.top().0, size, &within, false)
+    }
+
+    /// As [`MapleTree::find_gap_rev`], against the published tree.
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[track_caller]
+    pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+        gap_search(self.top().0, size, &within, true)
+    }
+
+    /// Entries as of the writer's last publish.
+    pub fn len(&self) -> usize {
+        self.tree.len.load(Ordering::Acquire)
+    }
+
+    /// Whether the tree was empty as of the writer's last publish.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The one writer of an [`RcuMapleTree`]; from [`RcuMapleTree::write`].
+///
+/// Reads through it (it dereferences to the writer's [`MapleTree`]) see the
+/// writer's own latest state. Every write is published to readers before the
+/// method returns.
+pub struct WriteGuard<'a, V> {
+    tree: &'a RcuMapleTree<V>,
+    inner: MutexGuard<'a, MapleTree<V>>,
+}
+
+impl<V> Deref for WriteGuard<'_, V> {
+    type Target = MapleTree<V>;
+    fn deref(&self) -> &MapleTree<V> {
+        &self.inner
+    }
+}
+
+impl<V> WriteGuard<'_, V> {
+    /// Runs one write on the inner tree, publishes it, and hands what it
+    /// unlinked to the epoch collector.
+    fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
+        let out = op(&mut self.inner);
+        let t = &*self.inner;
+        self.tree.top.store(encode(t.root, t.height), Ordering::Release);
+        self.tree.len.store(t.len, Ordering::Release);
+        let limbo = self.inner.limbo.as_mut().expect("RCU tree without limbo");
+        if let Some(generation) = limbo.seal() {
+            let safe = limbo.safe.clone();
+            let guard = epoch::pin();
+            // Runs once every thread pinned now has unpinned.
+            guard.defer(move || safe.fetch_max(generation, Ordering::AcqRel));
+            guard.flush();
+        }
+        self.inner.reclaim();
+        out
+    }
+
+    /// As [`MapleTree::insert`].
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn insert(&mut self, range: impl RangeBounds<u64>, value: V)
+    where
+        V: Clone,
+    {
+        let (first, last) = bounds(&range);
+        self.write(|t| t.insert(first..=last, value))
+    }
+
+    /// As [`MapleTree::insert_with`].
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn insert_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) {
+        let (first, last) = bounds(&range);
+        self.write(|t| t.insert_with(first..=last, value, split))
+    }
+
+    /// As [`MapleTree::try_insert`].
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn try_insert(&mut self, range: impl RangeBounds<u64>, value: V) -> Result<(), OccupiedError<V>> {
+        let (first, last) = bounds(&range);
+        self.write(|t| t.try_insert(first..=last, value))
+    }
+
+    /// Removes the entry containing `index` and returns its range. The value
+    /// is dropped once no reader can still see it.
+    pub fn remove(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
+        let range = self.inner.get_key_value(index)?.0;
+        self.write(|t| {
+            let mut path = crate::walk::Path::new();
+            t.remove_at(&mut path, range.clone());
+        });
+        Some(range)
+    }
+
+    /// As [`MapleTree::remove_range`].
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn remove_range(&mut self, range: impl RangeBounds<u64>)
+    where
+        V: Clone,
+    {
+        let (first, last) = bounds(&range);
+        self.write(|t| t.remove_range(first..=last))
+    }
+
+    /// As [`MapleTree::remove_range_with`].
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed.
+    #[track_caller]
+    pub fn remove_range_with(&mut self, range: impl RangeBounds<u64>, split: impl FnMut(&V, RangeInclusive<u64>) -> V) {
+        let (first, last) = bounds(&range);
+        self.write(|t| t.remove_range_with(first..=last, split))
+    }
+
+    /// As [`MapleTree::alloc`].
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[track_caller]
+    pub fn alloc(&mut self, size: u64, within: impl RangeBounds<u64>, value: V) -> Result<u64, NoSpace<V>> {
+        let (lo, hi) = bounds(&within);
+        self.write(|t| t.alloc(size, lo..=hi, value))
+    }
+
+    /// As [`MapleTree::alloc_rev`].
+    ///
+    /// # Panics
+    /// If `size` is 0, or `within` is empty or reversed.
+    #[track_caller]
+    pub fn alloc_rev(&mut self, size: u64, within: impl RangeBounds<u64>, value: V) -> Result<u64, NoSpace<V>> {
+        let (lo, hi) = bounds(&within);
+        self.write(|t| t.alloc_rev(size, lo..=hi, value))
+    }
+
+    /// Removes every entry. Readers still walking the old tree keep it until
+    /// they leave.
+    pub fn clear(&mut self) {
+        self.write(|t| t.clear())
+    }
+
+    /// As [`MapleTree::preallocate`]: after it, the next store takes no node
+    /// from the system allocator, so it cannot fail or block there (kernel:
+    /// `mas_preallocate`).
+    #[doc(alias = "mas_preallocate")]
+    pub fn preallocate(&mut self) -> Result<(), AllocError> {
+        self.inner.preallocate()
+    }
+
+    /// Batches of unlinked nodes and values waiting for readers to leave.
+    pub fn pending_reclaim(&self) -> usize {
+        self.inner.limbo.as_ref().map_or(0, |l| l.pending())
+    }
+}
