@@ -53,6 +53,7 @@ impl GapQuery {
 
     /// Searches the subtree of `node` (covering `min..=max`).
     pub(crate) fn search(&self, node: NodePtr, min: u64, max: u64, rev: bool) -> Option<u64> {
+        let node = node.snap();
         let count = node.count();
         let first = node.slot_of(self.lo.max(min));
         let last = node.slot_of(self.hi.min(max));

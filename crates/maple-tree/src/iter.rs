@@ -52,13 +52,15 @@ impl RawRange {
             }
             self.front_started = true;
             let leaf = *self.front.leaf();
-            let start = leaf.start();
+            // One header snapshot answers for the whole slot (RCU mode).
+            let snap = leaf.node.snap();
+            let start = snap.slot_start(leaf.idx, leaf.min);
             if start > self.hi {
                 self.done = true;
                 break;
             }
-            if leaf.node.is_present(leaf.idx) {
-                let end = leaf.end();
+            if snap.is_present(leaf.idx) {
+                let end = snap.slot_end(leaf.idx, leaf.max);
                 if end >= self.hi {
                     self.done = true;
                 } else {
@@ -79,13 +81,14 @@ impl RawRange {
             }
             self.back_started = true;
             let leaf = *self.back.leaf();
-            let end = leaf.end();
+            let snap = leaf.node.snap();
+            let end = snap.slot_end(leaf.idx, leaf.max);
             if end < self.lo {
                 self.done = true;
                 break;
             }
-            if leaf.node.is_present(leaf.idx) {
-                let start = leaf.start();
+            if snap.is_present(leaf.idx) {
+                let start = snap.slot_start(leaf.idx, leaf.min);
                 if start <= self.lo {
                     self.done = true;
                 } else {

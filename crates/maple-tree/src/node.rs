@@ -289,17 +289,6 @@ impl NodePtr {
         unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] = pivot }
     }
 
-    /// The slot holding `index`, for a node covering `..=max` with `index <= max`.
-    #[inline]
-    pub(crate) fn slot_of(self, index: u64) -> usize {
-        let last = self.count() - 1;
-        let mut i = 0;
-        while i < last && self.pivot(i) < index {
-            i += 1;
-        }
-        i
-    }
-
     /// First index covered by slot `i` of a node starting at `min`.
     #[inline]
     pub(crate) fn slot_start(self, i: usize, min: u64) -> u64 {
@@ -339,11 +328,17 @@ impl NodePtr {
     /// Child pointer `i` as an atomic.
     #[inline]
     fn child_slot(self, i: usize) -> &'static AtomicPtr<Node> {
+        self.child_slot_of(self.kind(), i)
+    }
+
+    /// Child pointer `i` of a node of `kind` as an atomic.
+    #[inline]
+    fn child_slot_of(self, kind: Kind, i: usize) -> &'static AtomicPtr<Node> {
         // SAFETY: invariants 1 and 2; child pointers are aligned words accessed
         // atomically wherever a reader may race with the writer. The `'static`
         // never escapes this module's accessors.
         unsafe {
-            let slot = match self.kind() {
+            let slot = match kind {
                 Kind::ARange => ptr::addr_of_mut!((*self.0.as_ptr()).body.arange.children[i]),
                 _ => ptr::addr_of_mut!((*self.0.as_ptr()).body.range.children[i]),
             };
@@ -460,6 +455,107 @@ impl NodePtr {
         debug_assert!(self.is_present(i));
         // SAFETY: invariant 3, and the caller holds the tree exclusively.
         unsafe { value_mut(self.slot_ptr(i)) }
+    }
+}
+
+/// A node as one reader saw it: the header is loaded once, so every answer
+/// below agrees with the same count and value bits even while a writer
+/// appends to the node (RCU mode). Pivots, children and values are read
+/// through the pointer; those below the snapshot's count never change while
+/// the node is reachable.
+#[derive(Clone, Copy)]
+pub(crate) struct Snap {
+    node: NodePtr,
+    header: Header,
+}
+
+impl NodePtr {
+    /// Takes a snapshot of the header for one visit of the node.
+    #[inline]
+    pub(crate) fn snap(self) -> Snap {
+        Snap { node: self, header: self.header() }
+    }
+}
+
+impl Snap {
+    #[inline]
+    pub(crate) fn node(&self) -> NodePtr {
+        self.node
+    }
+
+    #[inline]
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.header.kind() == Kind::Leaf
+    }
+
+    #[inline]
+    pub(crate) fn count(&self) -> usize {
+        self.header.count()
+    }
+
+    #[inline]
+    pub(crate) fn is_present(&self, i: usize) -> bool {
+        self.header.present() & (1 << i) != 0
+    }
+
+    /// The slot holding `index` (which the node covers).
+    #[inline]
+    pub(crate) fn slot_of(&self, index: u64) -> usize {
+        let last = self.count() - 1;
+        let mut i = 0;
+        while i < last && self.node.pivot(i) < index {
+            i += 1;
+        }
+        i
+    }
+
+    #[inline]
+    pub(crate) fn slot_start(&self, i: usize, min: u64) -> u64 {
+        self.node.slot_start(i, min)
+    }
+
+    #[inline]
+    pub(crate) fn slot_end(&self, i: usize, max: u64) -> u64 {
+        if i + 1 == self.count() {
+            max
+        } else {
+            self.node.pivot(i)
+        }
+    }
+
+    #[inline]
+    pub(crate) fn child(&self, i: usize) -> NodePtr {
+        debug_assert!(!self.is_leaf() && i < self.count());
+        let raw = self.node.child_slot_of(self.header.kind(), i).load(Ordering::Acquire);
+        // SAFETY: invariants 1 and 2: slots below `count` of an internal node
+        // hold non-null child pointers.
+        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
+    }
+
+    #[inline]
+    pub(crate) fn gap(&self, i: usize) -> u64 {
+        self.node.gap(i)
+    }
+
+    /// The value of slot `i`, present in this snapshot (lifetime as for
+    /// [`NodePtr::value`]).
+    #[inline]
+    pub(crate) fn value<'a, V>(&self, i: usize) -> &'a V {
+        debug_assert!(self.is_present(i));
+        // SAFETY: invariant 3: the slot is present in the snapshot, and a
+        // slot's value is written before the header that shows it.
+        unsafe { value_ref(self.node.slot_ptr(i)) }
+    }
+
+    /// The value of slot `i`, mutably (exclusive borrow of the tree).
+    #[inline]
+    pub(crate) fn value_mut<'a, V>(&self, i: usize) -> &'a mut V {
+        self.node.value_mut(i)
+    }
+
+    #[inline]
+    pub(crate) fn kind(&self) -> Kind {
+        self.header.kind()
     }
 }
 

@@ -6,7 +6,7 @@
 //! to re-point its children, which keeps writes cheap and, in RCU mode, makes a
 //! new subtree visible by one pointer store.
 
-use crate::node::NodePtr;
+use crate::node::{NodePtr, Snap};
 
 /// More levels than any tree that fits in memory can have: a non-root node
 /// has at least 4 children, and 4^24 nodes of 256 bytes is 64 PiB.
@@ -94,15 +94,16 @@ impl Path {
     #[inline]
     pub(crate) fn descend_from(&mut self, mut h: usize, index: u64) {
         let Level {
-            mut node,
+            node,
             mut min,
             mut max,
             ..
         } = self.lv[h];
+        let mut node = node.snap();
         loop {
             let idx = node.slot_of(index);
             self.lv[h] = Level {
-                node,
+                node: node.node(),
                 idx,
                 min,
                 max,
@@ -111,7 +112,7 @@ impl Path {
                 break;
             }
             let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
-            node = node.child(idx);
+            node = node.child(idx).snap();
             min = cmin;
             max = cmax;
             h -= 1;
@@ -210,13 +211,13 @@ pub(crate) fn find_slot(
     root: Option<NodePtr>,
     height: usize,
     index: u64,
-) -> Option<(NodePtr, usize, u64, u64)> {
-    let mut node = root?;
+) -> Option<(Snap, usize, u64, u64)> {
+    let mut node = root?.snap();
     let (mut min, mut max) = (0, u64::MAX);
     for _ in 1..height {
         let idx = node.slot_of(index);
         let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
-        node = node.child(idx);
+        node = node.child(idx).snap();
         min = cmin;
         max = cmax;
     }
