@@ -1,0 +1,321 @@
+//! The address-space workloads of `shared/bench/WORKLOADS.md`, section
+//! "Address-space workloads": `fork_vmas`, `fork_gb`, `first_write`.
+//!
+//! Each function builds its setup untimed, runs the timed part 5 times in
+//! this process and returns the median ns per operation with the checksum
+//! the workload defines. The setup is built once per call and shared by
+//! the 5 repetitions; whatever a repetition creates (children) is torn down
+//! untimed before the next one, except in `fork_vmas`, whose timed part
+//! includes the child's exit by definition.
+//!
+//! # Panics
+//!
+//! Every function panics if the address space refuses a step of its
+//! workload (an mmap, a write, a fork), which with the default [`Config`](crate::Config)
+//! would be a bug of this crate.
+
+use crate::config::PAGE_SIZE;
+use crate::flags::{MapFlags, Prot};
+use crate::fork::{ForkOptions, PtStrategy, TreeStrategy};
+use crate::space::AddressSpace;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// The VMA counts of seed 000's fork table, at which `fork_vmas` runs.
+pub const FORK_VMAS_N: [usize; 11] = [
+    21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221,
+];
+
+/// Pages of `fork_gb`'s mapping: 1 GiB.
+pub const GB_PAGES: u64 = 262_144;
+
+/// Forks per repetition of `fork_gb` (seed 004's `NPROC`).
+pub const GB_FORKS: usize = 16;
+
+/// Writes per repetition of `first_write`.
+pub const FIRST_WRITES: u64 = 1024;
+
+/// Repetitions of each timed part.
+pub const REPS: usize = 5;
+
+/// The workloads' random numbers: splitmix64, seeded with 42.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl Default for SplitMix64 {
+    fn default() -> SplitMix64 {
+        SplitMix64::new()
+    }
+}
+
+impl SplitMix64 {
+    /// A generator in the reset state (seed 42).
+    pub fn new() -> SplitMix64 {
+        SplitMix64 { state: 42 }
+    }
+
+    /// The next number.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// One measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchResult {
+    /// The workload's name (`fork_vmas`, `fork_gb`, `first_write`).
+    pub workload: &'static str,
+    /// The implementation name (`mm-insert`, `mm-append`, `mm-dup`,
+    /// `mm-copy`, `mm-cowpte`).
+    pub implementation: &'static str,
+    /// N (VMAs for `fork_vmas`, pages for the others).
+    pub n: u64,
+    /// Operations of one repetition (the ns/op divisor).
+    pub ops: u64,
+    /// Median over the repetitions of ns per operation.
+    pub ns_per_op: f64,
+    /// ns per operation of each repetition, in run order.
+    pub samples: Vec<f64>,
+    /// The workload's checksum.
+    pub checksum: u64,
+}
+
+impl BenchResult {
+    /// The line of WORKLOADS.md's output format, e.g.
+    /// `workload=fork_vmas impl=mm-dup n=51221 ns_per_op=1234.5 checksum=51221`.
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "workload={} impl={} n={} ns_per_op={:.1} checksum={}",
+            self.workload, self.implementation, self.n, self.ns_per_op, self.checksum
+        );
+        if self.workload == "fork_gb" {
+            let gib = (self.n * PAGE_SIZE) as f64 / (1u64 << 30) as f64;
+            s.push_str(&format!(" ns_per_gib={:.1}", self.ns_per_op / gib));
+        }
+        s
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    s[s.len() / 2]
+}
+
+/// `fork_vmas`: N one-page anonymous private mappings placed top-down,
+/// protections alternating read-only / read-write (the first one read-only)
+/// so that no two merge, one byte of each read-write page written and of
+/// each read-only page read; timed: R = max(3, 200000 / N) times fork (page
+/// tables `mm-copy`, Linux's default) and exit of the child; checksum: the
+/// child's number of VMAs.
+pub fn fork_vmas(n: usize, tree: TreeStrategy) -> BenchResult {
+    fork_vmas_reps(n, tree, (200_000 / n.max(1)).max(3))
+}
+
+/// [`fork_vmas`] with `reps` forks per repetition.
+fn fork_vmas_reps(n: usize, tree: TreeStrategy, reps: usize) -> BenchResult {
+    let mut mm = AddressSpace::new();
+    for i in 0..n {
+        let prot = if i % 2 == 0 { Prot::READ } else { Prot::RW };
+        let a = match mm.mmap(0, PAGE_SIZE, prot, MapFlags::PRIVATE_ANON, None, 0) {
+            Ok(a) => a,
+            Err(e) => panic!("fork_vmas setup: mmap {i} failed: {e}"),
+        };
+        let r = if i % 2 == 0 {
+            mm.read_byte(a).map(|_| ())
+        } else {
+            mm.write_byte(a, 1)
+        };
+        if let Err(f) = r {
+            panic!("fork_vmas setup: {f}");
+        }
+    }
+    let opts = ForkOptions::new(tree, PtStrategy::Copy);
+    let mut samples = Vec::with_capacity(REPS);
+    let mut checksum = 0;
+    for _ in 0..REPS {
+        let t = Instant::now();
+        for _ in 0..reps {
+            let child = match mm.fork_with(opts) {
+                Ok(c) => c,
+                Err(e) => panic!("fork_vmas: fork failed: {e}"),
+            };
+            checksum = child.map_count() as u64;
+            drop(black_box(child));
+        }
+        samples.push(t.elapsed().as_nanos() as f64 / reps as f64);
+    }
+    BenchResult {
+        workload: "fork_vmas",
+        implementation: tree.name(),
+        n: n as u64,
+        ops: reps as u64,
+        ns_per_op: median(&samples),
+        samples,
+        checksum,
+    }
+}
+
+/// `fork_gb`'s parent: one private anonymous mapping of `pages` pages with
+/// the byte 1 written at offset 0 of every page. Returns the space and the
+/// mapping's address.
+pub fn gb_parent(pages: u64) -> (AddressSpace, u64) {
+    let mut mm = AddressSpace::new();
+    let base = match mm.mmap(
+        0,
+        pages * PAGE_SIZE,
+        Prot::RW,
+        MapFlags::PRIVATE_ANON,
+        None,
+        0,
+    ) {
+        Ok(a) => a,
+        Err(e) => panic!("fork_gb setup: mmap failed: {e}"),
+    };
+    for p in 0..pages {
+        if let Err(f) = mm.write_byte(base + p * PAGE_SIZE, 1) {
+            panic!("fork_gb setup: {f}");
+        }
+    }
+    (mm, base)
+}
+
+/// `fork_gb`: 16 forks of a parent with 1 GiB of touched anonymous memory,
+/// the children kept alive until the 16th (seed 004's program), torn down
+/// untimed; ns per fork (= per GiB); checksum: a child's resident pages.
+pub fn fork_gb(pt: PtStrategy) -> BenchResult {
+    fork_gb_pages(GB_PAGES, pt)
+}
+
+/// [`fork_gb`] with a mapping of `pages` pages instead of 262144 (for tests).
+pub fn fork_gb_pages(pages: u64, pt: PtStrategy) -> BenchResult {
+    let (mut mm, _) = gb_parent(pages);
+    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
+    let mut samples = Vec::with_capacity(REPS);
+    let mut checksum = 0;
+    for _ in 0..REPS {
+        let mut children = Vec::with_capacity(GB_FORKS);
+        let t = Instant::now();
+        for _ in 0..GB_FORKS {
+            match mm.fork_with(opts) {
+                Ok(c) => children.push(c),
+                Err(e) => panic!("fork_gb: fork failed: {e}"),
+            }
+        }
+        samples.push(t.elapsed().as_nanos() as f64 / GB_FORKS as f64);
+        checksum = children[0].stats().rss_pages;
+        drop(black_box(children));
+    }
+    BenchResult {
+        workload: "fork_gb",
+        implementation: pt.name(),
+        n: pages,
+        ops: GB_FORKS as u64,
+        ns_per_op: median(&samples),
+        samples,
+        checksum,
+    }
+}
+
+/// `first_write`: `fork_gb`'s parent and one child (forked untimed); the
+/// random stream reset; timed: in the child, for k in 0..1024 the byte
+/// `k % 251 + 2` written at offset 0 of page `next() % 262144`; checksum:
+/// over the 1024 pages in order, the byte the child reads back plus the
+/// byte the parent reads (1). A new child for each repetition.
+pub fn first_write(pt: PtStrategy) -> BenchResult {
+    first_write_pages(GB_PAGES, pt)
+}
+
+/// [`first_write`] with a mapping of `pages` pages (for tests).
+pub fn first_write_pages(pages: u64, pt: PtStrategy) -> BenchResult {
+    let (mut mm, base) = gb_parent(pages);
+    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
+    let mut samples = Vec::with_capacity(REPS);
+    let mut checksum = 0u64;
+    for _ in 0..REPS {
+        let mut child = match mm.fork_with(opts) {
+            Ok(c) => c,
+            Err(e) => panic!("first_write: fork failed: {e}"),
+        };
+        let mut rng = SplitMix64::new();
+        let t = Instant::now();
+        for k in 0..FIRST_WRITES {
+            let p = rng.next() % pages;
+            if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
+                panic!("first_write: {f}");
+            }
+        }
+        samples.push(t.elapsed().as_nanos() as f64 / FIRST_WRITES as f64);
+        let mut rng = SplitMix64::new();
+        let mut sum = 0u64;
+        for _ in 0..FIRST_WRITES {
+            let a = base + (rng.next() % pages) * PAGE_SIZE;
+            let c = child.read_byte(a).unwrap_or(0) as u64;
+            let p = mm.read_byte(a).unwrap_or(0) as u64;
+            sum += c + p;
+        }
+        checksum = sum;
+        drop(child);
+    }
+    BenchResult {
+        workload: "first_write",
+        implementation: pt.name(),
+        n: pages,
+        ops: FIRST_WRITES,
+        ns_per_op: median(&samples),
+        samples,
+        checksum,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix_matches_the_reference() {
+        // splitmix64 seeded with 42: the first outputs
+        let mut r = SplitMix64::new();
+        assert_eq!(r.next(), 0xBDD7_3226_2FEB_6E95);
+    }
+
+    #[test]
+    fn fork_vmas_checksum_is_the_vma_count() {
+        for t in TreeStrategy::ALL {
+            let r = fork_vmas_reps(21, t, 3);
+            assert_eq!(r.checksum, 21);
+            assert_eq!(r.ops, 3);
+            assert!(r.line().starts_with(&format!(
+                "workload=fork_vmas impl={} n=21 ns_per_op=",
+                t.name()
+            )));
+        }
+    }
+
+    #[test]
+    fn small_fork_gb_and_first_write() {
+        let pages = 2048;
+        // the expected first_write checksum, straight from the definition
+        let mut rng = SplitMix64::new();
+        let mut last = std::collections::HashMap::new();
+        let ps: Vec<u64> = (0..FIRST_WRITES)
+            .map(|k| {
+                let p = rng.next() % pages;
+                last.insert(p, k % 251 + 2);
+                p
+            })
+            .collect();
+        let expected: u64 = ps.iter().map(|p| last[p] + 1).sum();
+        for pt in PtStrategy::ALL {
+            assert_eq!(fork_gb_pages(pages, pt).checksum, pages);
+            assert_eq!(first_write_pages(pages, pt).checksum, expected);
+        }
+    }
+}

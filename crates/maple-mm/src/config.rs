@@ -1,0 +1,65 @@
+//! Page geometry and the per-address-space tunables ([`Config`]), with
+//! Linux's x86-64 defaults (address-space randomization off).
+
+/// Bytes in a page (x86-64 base pages).
+pub const PAGE_SIZE: u64 = 4096;
+/// `PAGE_SHIFT`.
+pub const PAGE_SHIFT: u32 = 12;
+/// Bytes covered by one page table (512 entries of 4 KiB: 2 MiB).
+pub const PMD_SIZE: u64 = PAGE_SIZE * 512;
+/// Bytes covered by one PMD table (1 GiB).
+pub const PUD_SIZE: u64 = PMD_SIZE * 512;
+/// `TASK_SIZE_MAX` with 4-level paging: `(1 << 47) - PAGE_SIZE`.
+pub const TASK_SIZE: u64 = (1 << 47) - PAGE_SIZE;
+
+/// `PAGE_ALIGN`: rounds up to a page boundary; `None` on overflow.
+pub fn page_align(x: u64) -> Option<u64> {
+    x.checked_add(PAGE_SIZE - 1).map(|v| v & !(PAGE_SIZE - 1))
+}
+
+/// `offset_in_page`.
+pub fn offset_in_page(x: u64) -> u64 {
+    x & (PAGE_SIZE - 1)
+}
+
+/// Tunables of one address space. [`Config::default`] is a 64-bit x86 Linux
+/// process with randomization off (as under `setarch -R` or gdb).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `TASK_SIZE`: the end of the user address space.
+    pub task_size: u64,
+    /// `mm->mmap_base`: top-down placement searches below it. Linux:
+    /// `PAGE_ALIGN(TASK_SIZE - gap)`, `gap` the stack rlimit plus the guard
+    /// gap, at least 128 MiB (`mmap_base()` in arch/x86/mm/mmap.c).
+    pub mmap_base: u64,
+    /// `mm->mmap_legacy_base` (`TASK_UNMAPPED_BASE` = `TASK_SIZE / 3`): where
+    /// the bottom-up fallback starts searching when top-down finds nothing.
+    pub mmap_legacy_base: u64,
+    /// `vm.mmap_min_addr`: nothing may be mapped below it (`EPERM` for a fixed mapping).
+    pub mmap_min_addr: u64,
+    /// `stack_guard_gap`: the gap kept below a grows-down mapping (256 pages).
+    pub stack_guard_gap: u64,
+    /// `RLIMIT_STACK`: how large a grows-down mapping may grow by faults.
+    pub stack_rlimit: u64,
+    /// `vm.max_map_count`: the most VMAs an address space may hold.
+    pub max_map_count: usize,
+    /// `mm->start_brk`: the initial program break.
+    pub start_brk: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        let task_size = TASK_SIZE;
+        let gap = 128 << 20; // max(8 MiB rlimit + 1 MiB guard, 128 MiB)
+        Config {
+            task_size,
+            mmap_base: (task_size - gap) & !(PAGE_SIZE - 1),
+            mmap_legacy_base: page_align(task_size / 3).unwrap_or(task_size / 3),
+            mmap_min_addr: 65536,
+            stack_guard_gap: 256 * PAGE_SIZE,
+            stack_rlimit: 8 << 20,
+            max_map_count: 65530,
+            start_brk: 0x5555_5555_9000,
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! Memory accesses and page faults: `read` / `write` go through the page
+//! tables like the hardware; a missing or write-protected entry is a fault
+//! that the handler resolves the way `handle_mm_fault` does, or reports.
+
+use crate::config::{PAGE_SHIFT, PAGE_SIZE};
+use crate::error::{Fault, FaultKind};
+use crate::flags::VmFlags;
+use crate::frames::{FrameId, ZERO_FRAME};
+use crate::memory::Phys;
+use crate::pagecache::Obj;
+use crate::pagetable::{ent_id, index, mk, P, W};
+use crate::space::{AddressSpace, Inner};
+use crate::vma::{AnonId, Vma};
+
+impl AddressSpace {
+    /// Reads `buf.len()` bytes at `addr`, faulting pages in like the
+    /// hardware and the fault handler would: a page not yet touched reads
+    /// as zeros (private anonymous memory maps the shared zero page) or as
+    /// the file's contents.
+    ///
+    /// The whole range is checked first: an address no VMA covers is a
+    /// [`FaultKind::Unmapped`] fault (unless a grows-down VMA right above
+    /// may grow down to it: `expand_stack`), a `PROT_NONE` VMA a
+    /// [`FaultKind::Protection`] fault; then nothing was read or populated.
+    pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let mut phys = self.mem.lock();
+        self.inner
+            .prepare_access(&mut phys, addr, buf.len() as u64, false)?;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let off = (a % PAGE_SIZE) as usize;
+            let n = (PAGE_SIZE as usize - off).min(buf.len() - done);
+            let f = self.inner.frame_for(&mut phys, a, false);
+            phys.frames.read(f, off, &mut buf[done..done + n]);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `buf` at `addr`. A write to a page not yet present allocates
+    /// it (zero-filled for anonymous memory, a private copy of the file page
+    /// for a private file mapping, the page-cache page itself for a shared
+    /// mapping); a write to a page shared copy-on-write copies it first
+    /// (`do_wp_page`), or reuses it when this space holds the only reference;
+    /// a write into a page table shared copy-on-write first gives this space
+    /// its own table.
+    ///
+    /// The whole range is checked first (see [`read`](Self::read)); a VMA
+    /// without `PROT_WRITE` is a protection fault.
+    pub fn write(&mut self, addr: u64, buf: &[u8]) -> Result<(), Fault> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let mut phys = self.mem.lock();
+        self.inner
+            .prepare_access(&mut phys, addr, buf.len() as u64, true)?;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let a = addr + done as u64;
+            let off = (a % PAGE_SIZE) as usize;
+            let n = (PAGE_SIZE as usize - off).min(buf.len() - done);
+            let f = self.inner.frame_for(&mut phys, a, true);
+            phys.frames.write(f, off, &buf[done..done + n]);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Reads one byte.
+    pub fn read_byte(&mut self, addr: u64) -> Result<u8, Fault> {
+        let mut b = [0u8];
+        self.read(addr, &mut b)?;
+        Ok(b[0])
+    }
+
+    /// Writes one byte.
+    pub fn write_byte(&mut self, addr: u64, v: u8) -> Result<(), Fault> {
+        self.write(addr, &[v])
+    }
+
+    /// Whether the page at `addr` is present in the page tables (resident
+    /// or the zero page), without faulting.
+    pub fn is_present(&self, addr: u64) -> bool {
+        let phys = self.mem.lock();
+        self.inner.pt.lookup(&phys, addr & !(PAGE_SIZE - 1)).0 & P != 0
+    }
+}
+
+/// `access_error`: reads need any access right (x86: write and exec imply
+/// read), writes need `VM_WRITE`.
+fn allowed(v: &Vma, write: bool) -> bool {
+    if write {
+        v.flags.contains(VmFlags::WRITE)
+    } else {
+        v.flags.readable()
+    }
+}
+
+impl Inner {
+    /// Checks an access of `len` bytes at `addr` and grows a stack if the
+    /// access needs it; changes nothing when it faults.
+    pub(crate) fn prepare_access(
+        &mut self,
+        phys: &mut Phys,
+        addr: u64,
+        len: u64,
+        write: bool,
+    ) -> Result<(), Fault> {
+        let fault = |a: u64, kind| Fault {
+            addr: a,
+            kind,
+            write,
+        };
+        let end = match addr.checked_add(len) {
+            Some(e) if e <= self.cfg.task_size => e,
+            _ => {
+                let a = addr.max(self.cfg.task_size);
+                return Err(fault(a, FaultKind::Unmapped));
+            }
+        };
+        let mut expand: Option<(u64, u64)> = None;
+        let mut at = addr;
+        while at < end {
+            if let Some(v) = self.vmas.get(at) {
+                if !allowed(v, write) {
+                    return Err(fault(at, FaultKind::Protection));
+                }
+                at = v.end;
+                continue;
+            }
+            match self.vmas.range(at..).next() {
+                Some((_, n)) if expand.is_none() && self.may_expand_stack(n, at) => {
+                    if !allowed(n, write) {
+                        return Err(fault(at, FaultKind::Protection));
+                    }
+                    expand = Some((n.start, at & !(PAGE_SIZE - 1)));
+                    at = n.end;
+                }
+                _ => return Err(fault(at, FaultKind::Unmapped)),
+            }
+        }
+        if let Some((vstart, new_start)) = expand {
+            self.expand_stack(phys, vstart, new_start);
+        }
+        Ok(())
+    }
+
+    /// `expand_downwards` checks: the VMA grows down, the new start is not
+    /// below `mmap_min_addr`, stays `stack_guard_gap` above an accessible
+    /// VMA below that is not itself a stack, and the stack stays within
+    /// `RLIMIT_STACK` (`acct_stack_growth`).
+    fn may_expand_stack(&self, v: &Vma, addr: u64) -> bool {
+        if !v.flags.contains(VmFlags::GROWSDOWN) {
+            return false;
+        }
+        let a = addr & !(PAGE_SIZE - 1);
+        if a < self.cfg.mmap_min_addr {
+            return false;
+        }
+        if let Some((_, p)) = (v.start > 0)
+            .then(|| self.vmas.range(..v.start).next_back())
+            .flatten()
+        {
+            if !p.flags.contains(VmFlags::GROWSDOWN)
+                && p.flags.readable()
+                && a - p.end < self.cfg.stack_guard_gap
+            {
+                return false;
+            }
+        }
+        v.end - a <= self.cfg.stack_rlimit
+    }
+
+    /// Moves the start of the stack VMA at `vstart` down to `new_start`
+    /// (no merge, as in the kernel); the VMA gets its anon_vma first.
+    fn expand_stack(&mut self, phys: &mut Phys, vstart: u64, new_start: u64) {
+        let _ = phys;
+        self.anon_vma_prepare(vstart);
+        if let Some((_, old)) = self.vmas.remove(vstart) {
+            let grow = (old.start - new_start) >> PAGE_SHIFT;
+            let v = Vma {
+                start: new_start,
+                pgoff: old.pgoff.wrapping_sub(grow),
+                ..old
+            };
+            self.total_vm += grow;
+            self.vmas.insert(v.key(), v);
+        }
+    }
+
+    /// The frame behind `addr` for the access, faulting if the page tables
+    /// do not allow it (the access was checked against the VMAs).
+    #[inline]
+    pub(crate) fn frame_for(&mut self, phys: &mut Phys, addr: u64, write: bool) -> FrameId {
+        let (pte, pmd_w) = self.pt.lookup(phys, addr);
+        if pte & P != 0 && (!write || (pte & W != 0 && pmd_w)) {
+            return ent_id(pte);
+        }
+        self.handle_fault(phys, addr, write)
+    }
+
+    /// Faults one page in (`MAP_POPULATE`).
+    pub(crate) fn populate_page(&mut self, phys: &mut Phys, addr: u64, write: bool) {
+        self.frame_for(phys, addr, write);
+    }
+
+    /// `handle_mm_fault` for a page of a VMA that allows the access.
+    fn handle_fault(&mut self, phys: &mut Phys, addr: u64, write: bool) -> FrameId {
+        let page = addr & !(PAGE_SIZE - 1);
+        let Some(vma) = self.vmas.get(page).cloned() else {
+            return ZERO_FRAME;
+        };
+        let pt = self.pt.pte_table_mut(phys, page);
+        let k = index(page, 0);
+        let old = phys.tables.t(pt).e[k];
+        let shared = vma.is_shared();
+        if old == 0 {
+            match Obj::of(vma.backing) {
+                // do_anonymous_page
+                None => {
+                    if !write {
+                        self.pt.set_pte(phys, pt, k, mk(ZERO_FRAME, P));
+                        return ZERO_FRAME;
+                    }
+                    self.anon_vma_prepare(page);
+                    let f = phys.frames.alloc();
+                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
+                    f
+                }
+                // do_read_fault / do_shared_fault / do_cow_fault
+                Some(obj) => {
+                    let Phys { cache, frames, .. } = &mut *phys;
+                    let c = cache.frame(frames, obj, vma.pgoff_of(page));
+                    if shared || !write {
+                        frames.get(c);
+                        let w = if shared && vma.flags.contains(VmFlags::WRITE) {
+                            W
+                        } else {
+                            0
+                        };
+                        self.pt.set_pte(phys, pt, k, mk(c, P | w));
+                        return c;
+                    }
+                    self.anon_vma_prepare(page);
+                    let f = phys.frames.alloc_copy(c);
+                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
+                    f
+                }
+            }
+        } else {
+            let f = ent_id(old);
+            if !write || old & W != 0 {
+                return f;
+            }
+            // do_wp_page
+            if shared {
+                self.pt.set_pte(phys, pt, k, old | W);
+                return f;
+            }
+            let fr = phys.frames.frame(f);
+            if f != ZERO_FRAME && fr.refs == 1 && !fr.cached {
+                // wp_page_reuse: the only reference, an anonymous page.
+                self.pt.set_pte(phys, pt, k, old | W);
+                return f;
+            }
+            self.anon_vma_prepare(page);
+            let n = if f == ZERO_FRAME {
+                phys.frames.alloc()
+            } else {
+                phys.frames.alloc_copy(f)
+            };
+            phys.frames.put(f);
+            self.pt.set_pte(phys, pt, k, mk(n, P | W));
+            n
+        }
+    }
+
+    /// `anon_vma_prepare`: gives the VMA at `addr` an anon_vma, reusing a
+    /// compatible neighbour's (`find_mergeable_anon_vma`: the next VMA
+    /// first, then the previous) so that they may merge later.
+    pub(crate) fn anon_vma_prepare(&mut self, addr: u64) {
+        let Some(v) = self.vmas.get(addr) else { return };
+        if v.anon.is_some() {
+            return;
+        }
+        let mut id = None;
+        if let Some(n) = self.vmas.get(v.end) {
+            if n.anon.is_some() && v.anon_compatible(n) {
+                id = n.anon;
+            }
+        }
+        if id.is_none() && v.start > 0 {
+            if let Some(p) = self.vmas.get(v.start - 1) {
+                if p.anon.is_some() && p.anon_compatible(v) {
+                    id = p.anon;
+                }
+            }
+        }
+        if let Some(m) = self.vmas.get_mut(addr) {
+            m.anon = Some(id.unwrap_or_else(AnonId::fresh));
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! The flag vocabulary of the system calls (`PROT_*`, `MAP_*`, `MREMAP_*`,
+//! `MADV_*`) and of the VMAs (`VM_*`), with Linux's (x86-64) numeric values so
+//! that raw values from an `strace` log can be passed straight through.
+
+use core::fmt;
+use core::ops::{BitAnd, BitOr, BitOrAssign, Not};
+
+macro_rules! flag_type {
+    (
+        $(#[$meta:meta])*
+        $name:ident : $repr:ty {
+            $( $(#[$fmeta:meta])* $flag:ident = $value:expr ; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+        pub struct $name($repr);
+
+        impl $name {
+            $( $(#[$fmeta])* pub const $flag: $name = $name($value); )*
+            /// No flag set.
+            pub const EMPTY: $name = $name(0);
+
+            /// The raw value.
+            pub const fn bits(self) -> $repr {
+                self.0
+            }
+            /// Wraps a raw value as is (unknown bits are kept).
+            pub const fn from_bits_retain(bits: $repr) -> $name {
+                $name(bits)
+            }
+            /// Whether every flag of `other` is set.
+            pub const fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+            /// Whether any flag of `other` is set.
+            pub const fn intersects(self, other: $name) -> bool {
+                self.0 & other.0 != 0
+            }
+            /// Whether no flag is set.
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+            /// `self` with the flags of `other` added.
+            pub const fn with(self, other: $name) -> $name {
+                $name(self.0 | other.0)
+            }
+            /// `self` with the flags of `other` removed.
+            pub const fn without(self, other: $name) -> $name {
+                $name(self.0 & !other.0)
+            }
+            /// Sets or clears the flags of `other`.
+            pub fn set(&mut self, other: $name, on: bool) {
+                if on {
+                    self.0 |= other.0
+                } else {
+                    self.0 &= !other.0
+                }
+            }
+            const NAMES: &'static [(&'static str, $repr)] = &[$((stringify!($flag), $value)),*];
+        }
+
+        impl BitOr for $name {
+            type Output = $name;
+            fn bitor(self, o: $name) -> $name {
+                $name(self.0 | o.0)
+            }
+        }
+        impl BitOrAssign for $name {
+            fn bitor_assign(&mut self, o: $name) {
+                self.0 |= o.0
+            }
+        }
+        impl BitAnd for $name {
+            type Output = $name;
+            fn bitand(self, o: $name) -> $name {
+                $name(self.0 & o.0)
+            }
+        }
+        impl Not for $name {
+            type Output = $name;
+            fn not(self) -> $name {
+                $name(!self.0)
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let mut rest = self.0;
+                let mut first = true;
+                write!(f, "{}(", stringify!($name))?;
+                for &(n, v) in Self::NAMES {
+                    if v != 0 && v.count_ones() == 1 && rest & v != 0 {
+                        if !first {
+                            f.write_str(" | ")?;
+                        }
+                        f.write_str(n)?;
+                        rest &= !v;
+                        first = false;
+                    }
+                }
+                if rest != 0 {
+                    if !first {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "{:#x}", rest)?;
+                    first = false;
+                }
+                if first {
+                    f.write_str("0")?;
+                }
+                f.write_str(")")
+            }
+        }
+    };
+}
+
+flag_type! {
+    /// `PROT_*`: the protection of `mmap` and `mprotect`.
+    ///
+    /// On x86-64 (the model's hardware) every access right implies read: a
+    /// `PROT_WRITE` or `PROT_EXEC` page can be read; only `PROT_NONE` cannot.
+    Prot: u32 {
+        /// `PROT_NONE`: no access.
+        NONE = 0;
+        /// `PROT_READ`.
+        READ = 0x1;
+        /// `PROT_WRITE`.
+        WRITE = 0x2;
+        /// `PROT_EXEC`.
+        EXEC = 0x4;
+        /// `PROT_SEM`: accepted and ignored, as on x86.
+        SEM = 0x8;
+        /// `PROT_GROWSDOWN` (mprotect only): extend the change down to the
+        /// start of a grows-down mapping.
+        GROWSDOWN = 0x0100_0000;
+        /// `PROT_GROWSUP`: rejected on x86 (`EINVAL`).
+        GROWSUP = 0x0200_0000;
+    }
+}
+
+impl Prot {
+    /// `PROT_READ | PROT_WRITE`.
+    pub const RW: Prot = Prot(0x3);
+}
+
+flag_type! {
+    /// `MAP_*`: the flags of `mmap`.
+    MapFlags: u32 {
+        /// `MAP_SHARED`: writes go to the object and are seen by every mapper.
+        SHARED = 0x01;
+        /// `MAP_PRIVATE`: copy-on-write.
+        PRIVATE = 0x02;
+        /// `MAP_SHARED_VALIDATE` (= SHARED | PRIVATE): shared, unknown flags rejected.
+        SHARED_VALIDATE = 0x03;
+        /// `MAP_FIXED`: exactly at the address, replacing what is there.
+        FIXED = 0x10;
+        /// `MAP_ANONYMOUS`: not backed by a file (the file argument is ignored).
+        ANONYMOUS = 0x20;
+        /// `MAP_GROWSDOWN`: a stack that grows down on faults below it.
+        GROWSDOWN = 0x0100;
+        /// `MAP_DENYWRITE`: ignored, as by Linux.
+        DENYWRITE = 0x0800;
+        /// `MAP_EXECUTABLE`: ignored, as by Linux.
+        EXECUTABLE = 0x1000;
+        /// `MAP_LOCKED`: sets `VM_LOCKED` (no other effect in the model).
+        LOCKED = 0x2000;
+        /// `MAP_NORESERVE`: no commit charge (`VM_NORESERVE`, so no `VM_ACCOUNT`).
+        NORESERVE = 0x4000;
+        /// `MAP_POPULATE`: fault every page in at once.
+        POPULATE = 0x8000;
+        /// `MAP_NONBLOCK`: ignored.
+        NONBLOCK = 0x1_0000;
+        /// `MAP_STACK`: ignored (a hint on x86).
+        STACK = 0x2_0000;
+        /// `MAP_HUGETLB`: the model reserves no huge pages, so `ENOMEM`.
+        HUGETLB = 0x4_0000;
+        /// `MAP_SYNC`: only valid with `MAP_SHARED_VALIDATE` on DAX files: `EOPNOTSUPP`-like `EINVAL`.
+        SYNC = 0x8_0000;
+        /// `MAP_FIXED_NOREPLACE`: exactly at the address, `EEXIST` if anything is there.
+        FIXED_NOREPLACE = 0x10_0000;
+    }
+}
+
+impl MapFlags {
+    /// `MAP_TYPE`: the mask of the sharing type.
+    pub const TYPE: MapFlags = MapFlags(0x0f);
+    /// `MAP_PRIVATE | MAP_ANONYMOUS`, the most common combination.
+    pub const PRIVATE_ANON: MapFlags = MapFlags(0x22);
+    /// `MAP_SHARED | MAP_ANONYMOUS`.
+    pub const SHARED_ANON: MapFlags = MapFlags(0x21);
+}
+
+flag_type! {
+    /// `MREMAP_*`: the flags of `mremap`.
+    RemapFlags: u32 {
+        /// `MREMAP_MAYMOVE`: the mapping may move if it cannot grow in place.
+        MAYMOVE = 1;
+        /// `MREMAP_FIXED`: move to exactly `new_addr` (requires `MAYMOVE`).
+        FIXED = 2;
+        /// `MREMAP_DONTUNMAP`: move the pages but leave the old mapping in place, empty.
+        DONTUNMAP = 4;
+    }
+}
+
+flag_type! {
+    /// `VM_*`: the flags of a VMA (Linux's bit values).
+    VmFlags: u64 {
+        /// `VM_READ`.
+        READ = 0x1;
+        /// `VM_WRITE`.
+        WRITE = 0x2;
+        /// `VM_EXEC`.
+        EXEC = 0x4;
+        /// `VM_SHARED`.
+        SHARED = 0x8;
+        /// `VM_MAYREAD`: `mprotect` may add read.
+        MAYREAD = 0x10;
+        /// `VM_MAYWRITE`: `mprotect` may add write.
+        MAYWRITE = 0x20;
+        /// `VM_MAYEXEC`: `mprotect` may add exec.
+        MAYEXEC = 0x40;
+        /// `VM_MAYSHARE`.
+        MAYSHARE = 0x80;
+        /// `VM_GROWSDOWN`: a stack.
+        GROWSDOWN = 0x100;
+        /// `VM_LOCKED`.
+        LOCKED = 0x2000;
+        /// `VM_SEQ_READ` (`MADV_SEQUENTIAL`).
+        SEQ_READ = 0x8000;
+        /// `VM_RAND_READ` (`MADV_RANDOM`).
+        RAND_READ = 0x1_0000;
+        /// `VM_DONTCOPY` (`MADV_DONTFORK`): not copied into a child at fork.
+        DONTCOPY = 0x2_0000;
+        /// `VM_ACCOUNT`: charged to the commit limit (private writable mappings).
+        ACCOUNT = 0x10_0000;
+        /// `VM_NORESERVE` (`MAP_NORESERVE`).
+        NORESERVE = 0x20_0000;
+        /// `VM_WIPEONFORK` (`MADV_WIPEONFORK`): the child gets the mapping empty.
+        WIPEONFORK = 0x200_0000;
+    }
+}
+
+impl VmFlags {
+    /// `VM_ACCESS_FLAGS`: read, write, exec.
+    pub const ACCESS: VmFlags = VmFlags(0x7);
+    /// `VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC`.
+    pub const MAY_RWX: VmFlags = VmFlags(0x70);
+
+    /// `calc_vm_prot_bits`: the access flags of a protection.
+    pub fn from_prot(prot: Prot) -> VmFlags {
+        VmFlags((prot.bits() & 0x7) as u64)
+    }
+
+    /// The protection the access flags stand for.
+    pub fn prot(self) -> Prot {
+        Prot::from_bits_retain((self.0 & 0x7) as u32)
+    }
+
+    /// `vma_is_accessible`: any of read, write, exec (x86: each implies read).
+    pub fn readable(self) -> bool {
+        self.intersects(VmFlags::ACCESS)
+    }
+
+    /// `is_cow_mapping`: private and may become writable, so pages are
+    /// shared copy-on-write at fork.
+    pub fn is_cow(self) -> bool {
+        self.0 & (VmFlags::SHARED.0 | VmFlags::MAYWRITE.0) == VmFlags::MAYWRITE.0
+    }
+}
+
+/// `MADV_*`: the advice of `madvise` that the model implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Advice {
+    /// `MADV_NORMAL` (0): clears `VM_SEQ_READ` and `VM_RAND_READ`.
+    Normal,
+    /// `MADV_RANDOM` (1): sets `VM_RAND_READ`.
+    Random,
+    /// `MADV_SEQUENTIAL` (2): sets `VM_SEQ_READ`.
+    Sequential,
+    /// `MADV_WILLNEED` (3): a hint; no effect in the model.
+    WillNeed,
+    /// `MADV_DONTNEED` (4): drops the pages; private anonymous memory reads
+    /// back as zeros, file memory as the file's contents.
+    DontNeed,
+    /// `MADV_DONTFORK` (10): sets `VM_DONTCOPY`.
+    DontFork,
+    /// `MADV_DOFORK` (11): clears `VM_DONTCOPY`.
+    DoFork,
+    /// `MADV_WIPEONFORK` (18): sets `VM_WIPEONFORK` (private anonymous only).
+    WipeOnFork,
+    /// `MADV_KEEPONFORK` (19): clears `VM_WIPEONFORK`.
+    KeepOnFork,
+}
+
+impl Advice {
+    /// The advice of a raw `MADV_*` value, if the model implements it.
+    pub fn from_raw(raw: i32) -> Option<Advice> {
+        Some(match raw {
+            0 => Advice::Normal,
+            1 => Advice::Random,
+            2 => Advice::Sequential,
+            3 => Advice::WillNeed,
+            4 => Advice::DontNeed,
+            10 => Advice::DontFork,
+            11 => Advice::DoFork,
+            18 => Advice::WipeOnFork,
+            19 => Advice::KeepOnFork,
+            _ => return None,
+        })
+    }
+
+    /// The raw `MADV_*` value.
+    pub fn raw(self) -> i32 {
+        match self {
+            Advice::Normal => 0,
+            Advice::Random => 1,
+            Advice::Sequential => 2,
+            Advice::WillNeed => 3,
+            Advice::DontNeed => 4,
+            Advice::DontFork => 10,
+            Advice::DoFork => 11,
+            Advice::WipeOnFork => 18,
+            Advice::KeepOnFork => 19,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_names_flags() {
+        assert_eq!(format!("{:?}", Prot::RW), "Prot(READ | WRITE)");
+        assert_eq!(format!("{:?}", Prot::NONE), "Prot(0)");
+        assert_eq!(
+            format!("{:?}", MapFlags::from_bits_retain(0x22 | 0x4000_0000)),
+            "MapFlags(PRIVATE | ANONYMOUS | 0x40000000)"
+        );
+    }
+
+    #[test]
+    fn prot_bits_round_trip() {
+        for p in [
+            Prot::NONE,
+            Prot::READ,
+            Prot::WRITE,
+            Prot::RW,
+            Prot::READ | Prot::EXEC,
+        ] {
+            assert_eq!(VmFlags::from_prot(p).prot(), p);
+        }
+        assert!(!VmFlags::from_prot(Prot::NONE).readable());
+        assert!(VmFlags::from_prot(Prot::WRITE).readable());
+    }
+
+    #[test]
+    fn cow_mappings() {
+        assert!(VmFlags::MAYWRITE.is_cow());
+        assert!((VmFlags::MAYWRITE | VmFlags::WRITE).is_cow());
+        assert!(!(VmFlags::MAYWRITE | VmFlags::SHARED).is_cow());
+        assert!(!VmFlags::READ.is_cow());
+    }
+
+    #[test]
+    fn advice_round_trip() {
+        for raw in [0, 1, 2, 3, 4, 10, 11, 18, 19] {
+            assert_eq!(Advice::from_raw(raw).map(Advice::raw), Some(raw));
+        }
+    }
+}

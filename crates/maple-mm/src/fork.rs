@@ -1,0 +1,307 @@
+//! `fork`: duplicating an address space (`dup_mmap`), with the three ways of
+//! building the child's VMA tree and the two ways of giving it page tables
+//! that the benchmarks compare, and the undo of a fork that fails half way.
+
+use crate::config::PMD_SIZE;
+use crate::error::Errno;
+use crate::flags::VmFlags;
+use crate::memory::Phys;
+use crate::pagetable::{index, ENTRIES, P};
+use crate::space::{AddressSpace, Inner};
+use crate::vma::{AnonId, Backing, Vma};
+use maple_tree::{DupError, MapleTree};
+
+/// How fork builds the child's VMA tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TreeStrategy {
+    /// `mm-insert`: each VMA inserted into an empty tree, the append fast
+    /// path off (fork before seeds 000 and 002).
+    Insert,
+    /// `mm-append`: each VMA stored in order into an empty tree with the
+    /// append fast path of seed 002 (`vma_iter_bulk_store`).
+    Append,
+    /// `mm-dup`: the tree duplicated node by node with a value map
+    /// (`__mt_dup`, seed 000), then the `VM_DONTCOPY` VMAs erased.
+    #[default]
+    Dup,
+}
+
+impl TreeStrategy {
+    /// All three, in the order of the benchmark tables.
+    pub const ALL: [TreeStrategy; 3] = [
+        TreeStrategy::Insert,
+        TreeStrategy::Append,
+        TreeStrategy::Dup,
+    ];
+
+    /// The implementation name of the benchmarks (`mm-insert`, `mm-append`, `mm-dup`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeStrategy::Insert => "mm-insert",
+            TreeStrategy::Append => "mm-append",
+            TreeStrategy::Dup => "mm-dup",
+        }
+    }
+
+    /// The strategy of an implementation name.
+    pub fn from_name(name: &str) -> Option<TreeStrategy> {
+        TreeStrategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// How fork gives the child its page tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PtStrategy {
+    /// `mm-copy`: every present PTE copied, one more reference on each
+    /// frame, write-protected on both sides for private mappings (Linux's
+    /// `copy_page_range`).
+    #[default]
+    Copy,
+    /// `mm-cowpte`: whole PTE tables shared copy-on-write with a table
+    /// reference count (seed 004); a table is copied when either side first
+    /// writes into it or changes it. A table holding pages that the child
+    /// must not get (`VM_DONTCOPY`, `VM_WIPEONFORK`, or VMAs whose pages are
+    /// not copied) is copied entry by entry instead.
+    CowPte,
+}
+
+impl PtStrategy {
+    /// Both, in the order of the benchmark tables.
+    pub const ALL: [PtStrategy; 2] = [PtStrategy::Copy, PtStrategy::CowPte];
+
+    /// The implementation name of the benchmarks (`mm-copy`, `mm-cowpte`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PtStrategy::Copy => "mm-copy",
+            PtStrategy::CowPte => "mm-cowpte",
+        }
+    }
+
+    /// The strategy of an implementation name.
+    pub fn from_name(name: &str) -> Option<PtStrategy> {
+        PtStrategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// The strategies of one fork.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ForkOptions {
+    /// How the VMA tree is built.
+    pub tree: TreeStrategy,
+    /// How the page tables are given.
+    pub page_tables: PtStrategy,
+}
+
+impl ForkOptions {
+    /// Both strategies.
+    pub fn new(tree: TreeStrategy, page_tables: PtStrategy) -> ForkOptions {
+        ForkOptions { tree, page_tables }
+    }
+}
+
+/// The child's copy of a VMA (`vm_area_dup` + `anon_vma_fork`): a fresh
+/// anon_vma if the parent's VMA has one, none for `VM_WIPEONFORK` ("a clean
+/// slate in the child").
+fn child_vma(v: &Vma) -> Vma {
+    let anon = if v.flags.contains(VmFlags::WIPEONFORK) {
+        None
+    } else {
+        v.anon.map(|_| AnonId::fresh())
+    };
+    Vma { anon, ..v.clone() }
+}
+
+/// `vma_needs_copy`: only VMAs with anonymous pages get their page tables
+/// copied (the child faults file and shared pages in again), and never
+/// `VM_WIPEONFORK` ones.
+fn needs_copy(child: &Vma) -> bool {
+    child.anon.is_some() && !child.flags.contains(VmFlags::WIPEONFORK)
+}
+
+impl AddressSpace {
+    /// `fork()` with the default strategies (`mm-dup`, `mm-copy`): the
+    /// child's address space. See [`fork_with`](Self::fork_with).
+    pub fn fork(&mut self) -> Result<AddressSpace, Errno> {
+        self.fork_with(ForkOptions::default())
+    }
+
+    /// `fork()` (`dup_mmap`): a child with a copy of every VMA but the
+    /// `VM_DONTCOPY` ones (a gap in the child); `VM_WIPEONFORK` VMAs come
+    /// without their pages; the pages of the others are shared copy-on-write
+    /// (the parent's private writable entries become read-only). Shared
+    /// mappings stay shared.
+    ///
+    /// Failure (an injected one, see
+    /// [`Memory::inject_fork_failure`](crate::Memory::inject_fork_failure),
+    /// or the tree's allocator) returns `ENOMEM` after undoing everything
+    /// (seed 001's `undo_dup_mmap`): the half-built child is torn down, so
+    /// no frame, table or VMA leaks and every count is back to its value
+    /// before the fork; only write bits the parent lost stay cleared, which
+    /// costs at most a spurious fault.
+    pub fn fork_with(&mut self, opts: ForkOptions) -> Result<AddressSpace, Errno> {
+        let mut phys = self.mem.lock();
+        let inner = self.inner.fork(&mut phys, opts)?;
+        drop(phys);
+        Ok(AddressSpace {
+            mem: self.mem.clone(),
+            inner,
+        })
+    }
+}
+
+impl Inner {
+    fn fork(&mut self, phys: &mut Phys, opts: ForkOptions) -> Result<Inner, Errno> {
+        // mm_alloc_pgd
+        phys.fail.hit()?;
+        let tree = self.dup_tree(phys, opts.tree)?;
+        let mut child = Inner {
+            vmas: tree,
+            pt: crate::pagetable::PageTables::new(phys),
+            cfg: self.cfg.clone(),
+            total_vm: 0,
+            start_brk: self.start_brk,
+            brk: self.brk,
+        };
+        // From here the child is a whole address space: on failure it is torn
+        // down like any other, which undoes everything.
+        let mut ranges = Vec::new();
+        for (_, v) in child.vmas.iter() {
+            child.total_vm += v.pages();
+            if let Backing::Shm(id) = v.backing {
+                phys.cache.shm_get(id);
+            }
+            if needs_copy(v) {
+                ranges.push((v.start, v.end, v.flags.is_cow()));
+            }
+        }
+        let r = self
+            .copy_page_tables(&mut child, phys, &ranges, opts.page_tables)
+            .and_then(|_| phys.fail.hit()); // arch_dup_mmap
+        if let Err(e) = r {
+            child.teardown(phys);
+            return Err(e);
+        }
+        Ok(child)
+    }
+
+    /// The child's VMA tree, built the chosen way; one failure point per VMA.
+    fn dup_tree(&self, phys: &mut Phys, how: TreeStrategy) -> Result<MapleTree<Vma>, Errno> {
+        match how {
+            TreeStrategy::Dup => {
+                let mut dontcopy = Vec::new();
+                let r = self.vmas.try_dup_with(|v| {
+                    phys.fail.hit()?;
+                    if v.flags.contains(VmFlags::DONTCOPY) {
+                        dontcopy.push(v.start);
+                    }
+                    Ok(child_vma(v))
+                });
+                let mut tree = match r {
+                    Ok(t) => t,
+                    Err(DupError::Map(e)) => return Err(e),
+                    Err(DupError::Alloc(_)) => return Err(Errno::ENOMEM),
+                };
+                for s in dontcopy {
+                    tree.remove(s);
+                }
+                Ok(tree)
+            }
+            TreeStrategy::Insert | TreeStrategy::Append => {
+                let mut tree = MapleTree::new_alloc();
+                tree.set_append_path(how == TreeStrategy::Append);
+                for (r, v) in self.vmas.iter() {
+                    if v.flags.contains(VmFlags::DONTCOPY) {
+                        continue;
+                    }
+                    phys.fail.hit()?;
+                    tree.insert(r, child_vma(v));
+                }
+                Ok(tree)
+            }
+        }
+    }
+
+    /// `copy_page_range` over the child VMAs that need it (`ranges`: start,
+    /// end, copy-on-write), sorted by address.
+    fn copy_page_tables(
+        &mut self,
+        child: &mut Inner,
+        phys: &mut Phys,
+        ranges: &[(u64, u64, bool)],
+        how: PtStrategy,
+    ) -> Result<(), Errno> {
+        // The 2 MiB span decided last under CowPte: (base, shared?).
+        let mut decided: Option<(u64, bool)> = None;
+        for &(s, e, cow) in ranges {
+            let mut a = s;
+            while a < e {
+                let base = a & !(PMD_SIZE - 1);
+                let ce = e.min(base + PMD_SIZE);
+                let Some(found) = self.pt.find(phys, a) else {
+                    a = ce;
+                    continue;
+                };
+                if phys.tables.t(found.pt).used == 0 {
+                    a = ce;
+                    continue;
+                }
+                if how == PtStrategy::CowPte {
+                    let shared = match decided {
+                        Some((b, sh)) if b == base => sh,
+                        _ => {
+                            let sh = cow && self.shareable(phys, found.pt, base, ranges, s, e);
+                            if sh {
+                                child.pt.fork_share(phys, &found, a)?;
+                            }
+                            decided = Some((base, sh));
+                            sh
+                        }
+                    };
+                    if shared {
+                        a = ce;
+                        continue;
+                    }
+                }
+                let dst = child.pt.fork_table(phys, a)?;
+                child.pt.fork_copy_ptes(phys, found.pt, dst, a, ce, cow);
+                a = ce;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the PTE table `pt` covering `base..base + 2 MiB` may be shared
+    /// whole with the child: every present entry lies in a copy-on-write
+    /// range the child gets pages of. The common case, one range covering
+    /// the whole span, needs no scan.
+    fn shareable(
+        &self,
+        phys: &Phys,
+        pt: u32,
+        base: u64,
+        ranges: &[(u64, u64, bool)],
+        s: u64,
+        e: u64,
+    ) -> bool {
+        if s <= base && e >= base + PMD_SIZE {
+            return true;
+        }
+        let t = phys.tables.t(pt);
+        let first = ranges.partition_point(|r| r.1 <= base);
+        for k in 0..ENTRIES {
+            if t.e[k] & P == 0 && t.e[k] == 0 {
+                continue;
+            }
+            let addr = base + ((k as u64) << 12);
+            let inside = ranges[first..]
+                .iter()
+                .take_while(|r| r.0 < base + PMD_SIZE)
+                .any(|r| r.2 && r.0 <= addr && addr < r.1);
+            if !inside {
+                return false;
+            }
+        }
+        debug_assert_eq!(index(base, 0), 0);
+        true
+    }
+}

@@ -1,0 +1,252 @@
+//! `mremap`: shrink, grow in place, move.
+
+use crate::config::{offset_in_page, page_align, PAGE_SHIFT};
+use crate::error::Errno;
+use crate::flags::{RemapFlags, VmFlags};
+use crate::memory::Phys;
+use crate::space::{AddressSpace, Inner};
+use crate::vma::{Backing, Vma};
+
+impl AddressSpace {
+    /// `mremap(old_addr, old_len, new_len, flags, new_addr)`: resizes or
+    /// moves a mapping and returns its (new) address. `new_addr` is only
+    /// read with `MREMAP_FIXED`.
+    ///
+    /// Linux rules (`SYSCALL_DEFINE5(mremap)`, `vma_to_resize`,
+    /// `vma_expandable`, `move_vma`, `mremap_to`):
+    /// - unknown flags, `FIXED` without `MAYMOVE`, `DONTUNMAP` without
+    ///   `MAYMOVE` or with a size change → `EINVAL`; `old_addr` not page
+    ///   aligned → `EINVAL`; lengths rounded up to pages, `new_len == 0` →
+    ///   `EINVAL`; no VMA at `old_addr` → `EFAULT`;
+    /// - shrinking unmaps the tail `old_addr + new_len .. old_addr + old_len`
+    ///   (whatever VMAs it covers) and keeps the address;
+    /// - growing needs `old_addr .. old_addr + old_len` inside one VMA
+    ///   (`EFAULT`); `old_len == 0` duplicates a shared mapping (a new VMA
+    ///   on the same object) and is `EINVAL` for a private one; if the range ends where the VMA ends and the pages
+    ///   above are free (and inside the task), the VMA grows in place and
+    ///   merges with a compatible VMA above (`vma_merge_extend`);
+    /// - otherwise with `MAYMOVE` the range moves to a new placement (top
+    ///   down, like `mmap`), its pages with it (`move_page_tables`): the new
+    ///   VMA keeps the flags, the anon_vma and the offset (an anonymous VMA
+    ///   that never faulted gets `new_addr >> PAGE_SHIFT`, `copy_vma`),
+    ///   merges with compatible neighbours, and the old range is unmapped
+    ///   (kept, empty, with `DONTUNMAP`); it needs
+    ///   `map_count < max_map_count - 3` (`ENOMEM`); without `MAYMOVE` → `ENOMEM`;
+    /// - `FIXED` (`mremap_to`): `new_addr` page aligned and the new range
+    ///   inside the task (`EINVAL`), not overlapping the old one (`EINVAL`),
+    ///   `map_count + 2 < max_map_count - 3` (`ENOMEM`); whatever is at the
+    ///   new range is unmapped, the old range is shrunk first if
+    ///   `new_len < old_len`, then the move.
+    ///
+    /// Deviation: Linux may unmap the target of `FIXED` before a later check
+    /// fails; the model checks everything first and changes nothing.
+    pub fn mremap(
+        &mut self,
+        old_addr: u64,
+        old_len: u64,
+        new_len: u64,
+        flags: RemapFlags,
+        new_addr: u64,
+    ) -> Result<u64, Errno> {
+        let mut phys = self.mem.lock();
+        self.inner
+            .mremap(&mut phys, old_addr, old_len, new_len, flags, new_addr)
+    }
+}
+
+impl Inner {
+    pub(crate) fn mremap(
+        &mut self,
+        phys: &mut Phys,
+        addr: u64,
+        old_len: u64,
+        new_len: u64,
+        flags: RemapFlags,
+        new_addr: u64,
+    ) -> Result<u64, Errno> {
+        let (maymove, fixed, dontunmap) = (
+            flags.contains(RemapFlags::MAYMOVE),
+            flags.contains(RemapFlags::FIXED),
+            flags.contains(RemapFlags::DONTUNMAP),
+        );
+        if flags.bits() & !7 != 0
+            || (fixed && !maymove)
+            || (dontunmap && (!maymove || old_len != new_len))
+        {
+            return Err(Errno::EINVAL);
+        }
+        if offset_in_page(addr) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let old_len = page_align(old_len).unwrap_or(0);
+        let new_len = page_align(new_len).unwrap_or(0);
+        if new_len == 0 {
+            return Err(Errno::EINVAL);
+        }
+        if self.vmas.get(addr).is_none() {
+            return Err(Errno::EFAULT);
+        }
+        if fixed || dontunmap {
+            return self.mremap_to(phys, addr, old_len, new_addr, new_len, fixed, dontunmap);
+        }
+        if old_len >= new_len {
+            if old_len > new_len {
+                let tail = addr.checked_add(new_len).ok_or(Errno::EINVAL)?;
+                self.munmap(phys, tail, old_len - new_len)?;
+            }
+            return Ok(addr);
+        }
+        let vma = self.vma_to_resize(addr, old_len, new_len)?;
+        if old_len == vma.end - addr && self.vma_expandable(&vma, new_len - old_len) {
+            let ext = Vma {
+                start: vma.end,
+                end: vma.end + (new_len - old_len),
+                pgoff: vma.pgoff + vma.pages(),
+                ..vma.clone()
+            };
+            let plan = self.plan(ext.start, ext.end, &mut |_| Ok(None), Some(ext))?;
+            self.commit(phys, plan);
+            return Ok(addr);
+        }
+        if !maymove {
+            return Err(Errno::ENOMEM);
+        }
+        let to = self.get_unmapped_area(0, new_len, false)?;
+        self.move_vma(phys, &vma, addr, old_len, new_len, to, false)
+    }
+
+    /// `vma_to_resize`: the VMA at `addr`, which must hold the whole old range.
+    fn vma_to_resize(&self, addr: u64, old_len: u64, new_len: u64) -> Result<Vma, Errno> {
+        let vma = self.vmas.get(addr).cloned().ok_or(Errno::EFAULT)?;
+        if old_len > vma.end - addr {
+            return Err(Errno::EFAULT);
+        }
+        // Duplicating a mapping (old_len 0) only makes sense when shared.
+        if old_len == 0 && !vma.flags.contains(VmFlags::MAYSHARE) {
+            return Err(Errno::EINVAL);
+        }
+        if new_len != old_len
+            && vma
+                .pgoff_of(addr)
+                .checked_add(new_len >> PAGE_SHIFT)
+                .is_none()
+        {
+            return Err(Errno::EINVAL);
+        }
+        Ok(vma)
+    }
+
+    /// `vma_expandable`: nothing mapped in the `delta` bytes above the VMA
+    /// and the grown VMA inside the task.
+    fn vma_expandable(&self, vma: &Vma, delta: u64) -> bool {
+        let Some(end) = vma.end.checked_add(delta) else {
+            return false;
+        };
+        if self.vmas.range(vma.end..end).next().is_some() {
+            return false;
+        }
+        self.get_unmapped_area(vma.start, end - vma.start, true)
+            .is_ok()
+    }
+
+    /// `mremap_to`: `MREMAP_FIXED` and/or `MREMAP_DONTUNMAP`.
+    #[allow(clippy::too_many_arguments)]
+    fn mremap_to(
+        &mut self,
+        phys: &mut Phys,
+        addr: u64,
+        old_len: u64,
+        new_addr: u64,
+        new_len: u64,
+        fixed: bool,
+        dontunmap: bool,
+    ) -> Result<u64, Errno> {
+        let ts = self.cfg.task_size;
+        if fixed {
+            if offset_in_page(new_addr) != 0 || new_len > ts || new_addr > ts - new_len {
+                return Err(Errno::EINVAL);
+            }
+            if addr.saturating_add(old_len) > new_addr && new_addr + new_len > addr {
+                return Err(Errno::EINVAL);
+            }
+        }
+        if self.vmas.len() + 2 >= self.cfg.max_map_count.saturating_sub(3) {
+            return Err(Errno::ENOMEM);
+        }
+        // Every check before any change: the resize check on what the old
+        // range will be after its tail is cut, and the placement.
+        if old_len > new_len {
+            let ok = addr.checked_add(old_len).is_some_and(|e| e <= ts);
+            if !ok {
+                return Err(Errno::EINVAL);
+            }
+        }
+        let eff_old = old_len.min(new_len);
+        let vma = self.vma_to_resize(addr, eff_old, new_len)?;
+        let to = if fixed {
+            self.get_unmapped_area(new_addr, new_len, true)?
+        } else {
+            self.get_unmapped_area(new_addr, new_len, false)?
+        };
+        let _ = vma;
+        if fixed {
+            self.unmap_range(phys, to, to + new_len)?;
+        }
+        if old_len > new_len {
+            self.unmap_range(phys, addr + new_len, addr + old_len)?;
+        }
+        let vma = self.vmas.get(addr).cloned().ok_or(Errno::EFAULT)?;
+        self.move_vma(phys, &vma, addr, eff_old, new_len, to, dontunmap)
+    }
+
+    /// `move_vma`: moves `old_len` bytes at `old` (inside `vma`) to a new
+    /// VMA of `new_len` bytes at `to`.
+    #[allow(clippy::too_many_arguments)]
+    fn move_vma(
+        &mut self,
+        phys: &mut Phys,
+        vma: &Vma,
+        old: u64,
+        old_len: u64,
+        new_len: u64,
+        to: u64,
+        dontunmap: bool,
+    ) -> Result<u64, Errno> {
+        if self.vmas.len() >= self.cfg.max_map_count.saturating_sub(3) {
+            return Err(Errno::ENOMEM);
+        }
+        let mut nv = Vma {
+            start: to,
+            end: to + new_len,
+            pgoff: vma.pgoff_of(old),
+            ..vma.clone()
+        };
+        if vma.is_anonymous() && vma.anon.is_none() {
+            nv.pgoff = to >> PAGE_SHIFT;
+        }
+        // The object must outlive the moment its last VMA is gone and the
+        // new one is not there yet (the kernel inserts the copy first).
+        if let Backing::Shm(id) = vma.backing {
+            phys.cache.shm_get(id);
+        }
+        let ptes = self.pt.take_range(phys, old, old + old_len);
+        let dontunmap = dontunmap || old_len == 0;
+        if !dontunmap {
+            let plan = self.plan(old, old + old_len, &mut |_| Ok(None), None)?;
+            self.commit(phys, plan);
+        }
+        let plan = self.plan(to, to + new_len, &mut |_| Ok(None), Some(nv))?;
+        self.commit(phys, plan);
+        for (a, pte) in ptes {
+            self.pt.install(phys, to + (a - old), pte);
+        }
+        if !dontunmap {
+            self.free_pgtables(phys, old, old + old_len);
+        }
+        if let Backing::Shm(id) = vma.backing {
+            let Phys { cache, frames, .. } = phys;
+            cache.shm_put(frames, id);
+        }
+        Ok(to)
+    }
+}

@@ -1,0 +1,126 @@
+//! Property test: system calls with arbitrary arguments never panic, and a
+//! call that fails changes nothing.
+
+mod common;
+use common::*;
+use maple_mm::{AddressSpace, Advice, Config, FileId, MapFlags, Prot, RemapFlags, TASK_SIZE};
+use proptest::prelude::*;
+
+fn addr() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(0x1000),
+        Just(0x10000),
+        Just(TASK_SIZE),
+        Just(TASK_SIZE - P),
+        Just(u64::MAX),
+        Just(!(P - 1)),
+        (0x3000_0000u64..0x3000_0000 + 64 * P),
+        (0x3000_0000u64..0x3000_0000 + 64 * P).prop_map(|a| a & !(P - 1)),
+        any::<u64>(),
+    ]
+}
+
+fn len() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(P),
+        (1..20u64).prop_map(|n| n * P),
+        Just(TASK_SIZE),
+        Just(u64::MAX),
+        Just(u64::MAX - P),
+        any::<u64>(),
+        (1..100_000u64),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Call {
+    Mmap(u64, u64, u32, u32, bool, u64),
+    Munmap(u64, u64),
+    Mprotect(u64, u64, u32),
+    Madvise(u64, u64, i32),
+    Mremap(u64, u64, u64, u32, u64),
+    Brk(u64),
+    Read(u64, u16),
+    Write(u64, u16),
+    Fork,
+}
+
+fn call() -> impl Strategy<Value = Call> {
+    let prot = prop_oneof![0..8u32, any::<u32>(), Just(0x0100_0003), Just(0x0300_0001)];
+    let flags = prop_oneof![
+        Just(0x22u32),
+        Just(0x32),
+        Just(0x21),
+        Just(0x02),
+        Just(0x01),
+        Just(0x10_0022),
+        Just(0x0122),
+        Just(0x8022),
+        any::<u32>()
+    ];
+    prop_oneof![
+        4 => (addr(), len(), prot.clone(), flags, any::<bool>(), addr()).prop_map(|(a, l, p, f, file, o)| Call::Mmap(a, l, p, f, file, o)),
+        2 => (addr(), len()).prop_map(|(a, l)| Call::Munmap(a, l)),
+        2 => (addr(), len(), prot).prop_map(|(a, l, p)| Call::Mprotect(a, l, p)),
+        2 => (addr(), len(), prop_oneof![0..20i32, any::<i32>()]).prop_map(|(a, l, x)| Call::Madvise(a, l, x)),
+        2 => (addr(), len(), len(), prop_oneof![0..8u32, any::<u32>()], addr()).prop_map(|(a, o, n, f, t)| Call::Mremap(a, o, n, f, t)),
+        1 => addr().prop_map(Call::Brk),
+        2 => (addr(), any::<u16>()).prop_map(|(a, n)| Call::Read(a, n)),
+        2 => (addr(), any::<u16>()).prop_map(|(a, n)| Call::Write(a, n)),
+        1 => Just(Call::Fork),
+    ]
+}
+
+fn run(mm: &mut AddressSpace, c: &Call) -> bool {
+    match *c {
+        Call::Mmap(a, l, p, f, file, o) => mm
+            .mmap(
+                a,
+                l,
+                Prot::from_bits_retain(p),
+                MapFlags::from_bits_retain(f),
+                file.then_some(FileId(1)),
+                o,
+            )
+            .is_ok(),
+        Call::Munmap(a, l) => mm.munmap(a, l).is_ok(),
+        Call::Mprotect(a, l, p) => mm.mprotect(a, l, Prot::from_bits_retain(p)).is_ok(),
+        Call::Madvise(a, l, x) => match Advice::from_raw(x) {
+            Some(adv) => mm.madvise(a, l, adv).is_ok(),
+            None => true,
+        },
+        Call::Mremap(a, o, n, f, t) => mm
+            .mremap(a, o, n, RemapFlags::from_bits_retain(f), t)
+            .is_ok(),
+        Call::Brk(a) => {
+            mm.brk(a);
+            true
+        }
+        Call::Read(a, n) => mm.read(a, &mut vec![0u8; n as usize]).is_ok(),
+        Call::Write(a, n) => mm.write(a, &vec![7u8; n as usize]).is_ok(),
+        Call::Fork => mm.fork().is_ok(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_calls_never_panic(calls in prop::collection::vec(call(), 1..40), small in any::<bool>()) {
+        let cfg = if small { Config { max_map_count: 6, mmap_min_addr: 0, ..Config::default() } } else { Config::default() };
+        let mut mm = AddressSpace::with_config(cfg);
+        for c in &calls {
+            let before = (mm.maps(), mm.stats());
+            let ok = run(&mut mm, c);
+            if !ok {
+                let after = (mm.maps(), mm.stats());
+                prop_assert_eq!(&before.0, &after.0, "{:?} failed but changed the layout", c);
+                prop_assert_eq!(before.1.total_vm_pages, after.1.total_vm_pages);
+            }
+            check(&mm);
+        }
+    }
+}
