@@ -53,7 +53,7 @@ impl RawRange {
             self.front_started = true;
             let leaf = *self.front.leaf();
             // One header snapshot answers for the whole slot (RCU mode).
-            let snap = leaf.node.snap();
+            let snap = leaf.node.peek();
             let start = snap.slot_start(leaf.idx, leaf.min);
             if start > self.hi {
                 self.done = true;
@@ -81,7 +81,7 @@ impl RawRange {
             }
             self.back_started = true;
             let leaf = *self.back.leaf();
-            let snap = leaf.node.snap();
+            let snap = leaf.node.peek();
             let end = snap.slot_end(leaf.idx, leaf.max);
             if end < self.lo {
                 self.done = true;
