@@ -109,25 +109,19 @@ fn dup_node<V, W, E>(
     f: &mut impl FnMut(&V) -> Result<W, E>,
 ) -> Result<(), DupError<E>> {
     if src.is_leaf() {
-        let all = src.present_bits();
+        // Each mapped value is made visible (bit and count) at once, so that
+        // if `f` fails or panics the partial copy drops exactly what it made.
         let mut done = 0u16;
-        let mut bits = all;
+        let mut bits = src.present_bits();
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            match f(src.value::<V>(i)) {
-                Ok(w) => dst.set_value_word(i, value_word(w)),
-                Err(e) => {
-                    // Publish what was mapped so the partial copy drops it.
-                    dst.set_present_bits(done);
-                    *len += done.count_ones() as usize;
-                    return Err(DupError::Map(e));
-                }
-            }
+            let w = f(src.value::<V>(i)).map_err(DupError::Map)?;
+            dst.set_value_word(i, value_word(w));
             done |= 1 << i;
+            dst.set_present_bits(done);
+            *len += 1;
         }
-        dst.set_present_bits(all);
-        *len += all.count_ones() as usize;
         return Ok(());
     }
     for i in 0..src.count() {

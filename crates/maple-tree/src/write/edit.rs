@@ -61,23 +61,22 @@ impl<V> MapleTree<V> {
         // panicking `split` leaves the tree as it was.
         let mut c = Content::new(ll.min);
         c.push_slots(ll.node, 0, ll.idx, ll.max);
-        let start = ll.start();
-        let mut made = value.is_some() as usize;
-        if start < first {
-            let piece = ll
-                .node
-                .is_present(ll.idx)
-                .then(|| value_word(split(ll.node.value::<V>(ll.idx), start..=first - 1)));
-            made += piece.is_some() as usize;
-            c.push_leaf(first - 1, piece);
-        }
-        let end = rl.end();
+        // Both pieces stay owned values until both exist: if the second
+        // `split` panics, the first is dropped, not leaked.
+        let (start, end) = (ll.start(), rl.end());
+        let left_piece = (start < first && ll.node.is_present(ll.idx))
+            .then(|| split(ll.node.value::<V>(ll.idx), start..=first - 1));
         let right_piece = (end > last && rl.node.is_present(rl.idx))
-            .then(|| value_word(split(rl.node.value::<V>(rl.idx), last + 1..=end)));
-        made += right_piece.is_some() as usize;
+            .then(|| split(rl.node.value::<V>(rl.idx), last + 1..=end));
+        let made = left_piece.is_some() as usize
+            + right_piece.is_some() as usize
+            + value.is_some() as usize;
+        if start < first {
+            c.push_leaf(first - 1, left_piece.map(value_word));
+        }
         c.push_leaf(last, value.map(value_word));
         if end > last {
-            c.push_leaf(end, right_piece);
+            c.push_leaf(end, right_piece.map(value_word));
         }
         c.push_slots(rl.node, rl.idx + 1, rl.node.count(), rl.max);
 
