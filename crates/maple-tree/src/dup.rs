@@ -56,8 +56,8 @@ impl<V> MapleTree<V> {
         copy.pool
             .reserve(self.pool.live())
             .map_err(DupError::Alloc)?;
-        let new_root = copy.pool.alloc(root.kind()).map_err(DupError::Alloc)?;
-        start_copy(new_root, root);
+        let raw = copy.pool.alloc_raw().map_err(DupError::Alloc)?;
+        let new_root = NodePtr::copy_empty(raw, root);
         copy.root = Some(new_root);
         copy.height = self.height;
         // From here on `copy` is a well-formed partial tree: on error, its
@@ -88,19 +88,38 @@ impl<V> MapleTree<V> {
     }
 }
 
-/// Copies `src`'s bytes into `dst` and marks it as holding nothing yet: no
-/// value bits in a leaf, no children in an internal node.
-fn start_copy(dst: NodePtr, src: NodePtr) {
-    dst.copy_from(src);
-    if dst.is_leaf() {
-        dst.set_present_bits(0);
-    } else {
-        dst.set_count(0);
+/// Publishes a copied leaf's value bits (and counts them) when dropped,
+/// whether the leaf was finished or `f` failed or panicked part way.
+struct LeafBits<'a> {
+    node: NodePtr,
+    bits: u16,
+    len: &'a mut usize,
+}
+
+impl Drop for LeafBits<'_> {
+    fn drop(&mut self) {
+        self.node.set_present_bits(self.bits);
+        *self.len += self.bits.count_ones() as usize;
+    }
+}
+
+/// Publishes how many children of a copied internal node are linked, when
+/// dropped, finished or not.
+struct Linked {
+    node: NodePtr,
+    count: usize,
+}
+
+impl Drop for Linked {
+    fn drop(&mut self) {
+        self.node.set_count(self.count);
     }
 }
 
 /// Fills in the copy `dst` of `src`: maps the values of a leaf, or copies and
-/// links each child of an internal node, in DFS pre-order.
+/// links each child of an internal node, in DFS pre-order. The guards keep
+/// the partial copy well-formed on every early exit, so that dropping it
+/// drops exactly the values made and frees exactly the nodes linked.
 fn dup_node<V, W, E>(
     pool: &mut NodePool,
     len: &mut usize,
@@ -109,27 +128,28 @@ fn dup_node<V, W, E>(
     f: &mut impl FnMut(&V) -> Result<W, E>,
 ) -> Result<(), DupError<E>> {
     if src.is_leaf() {
-        // Each mapped value is made visible (bit and count) at once, so that
-        // if `f` fails or panics the partial copy drops exactly what it made.
-        let mut done = 0u16;
+        let mut done = LeafBits { node: dst, bits: 0, len };
         let mut bits = src.present_bits();
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let w = f(src.value::<V>(i)).map_err(DupError::Map)?;
             dst.set_value_word(i, value_word(w));
-            done |= 1 << i;
-            dst.set_present_bits(done);
-            *len += 1;
+            done.bits |= 1 << i;
         }
         return Ok(());
     }
-    for i in 0..src.count() {
+    let count = src.count();
+    let mut linked = Linked { node: dst, count: 0 };
+    for i in 0..count {
         let child = src.child(i);
-        let copy = pool.alloc(child.kind()).map_err(DupError::Alloc)?;
-        start_copy(copy, child);
+        // Start reading the next sibling while this one is copied.
+        if i + 1 < count {
+            src.child(i + 1).prefetch();
+        }
+        let copy = NodePtr::copy_empty(pool.alloc_raw().map_err(DupError::Alloc)?, child);
         dst.set_child(i, copy);
-        dst.set_count(i + 1);
+        linked.count = i + 1;
         dup_node(pool, len, copy, child, f)?;
     }
     Ok(())

@@ -404,6 +404,19 @@ impl NodePtr {
         }
     }
 
+    /// Makes `raw` (fresh pool memory) a copy of `src` holding nothing yet:
+    /// pivots and gaps copied, the leaf's value bits clear, or the internal
+    /// node's count 0 (children are linked one by one). One header store.
+    #[inline]
+    pub(crate) fn copy_empty(raw: NonNull<Node>, src: NodePtr) -> NodePtr {
+        let dst = NodePtr(raw);
+        dst.copy_from(src);
+        let h = src.header();
+        let count = if h.kind() == Kind::Leaf { h.count() } else { 0 };
+        dst.set_header(Header::new(h.kind(), count, 0));
+        dst
+    }
+
     /// Makes `self` a byte-for-byte copy of `src` (header, pivots, slots, gaps).
     /// Slot words are copied as raw bytes: the caller decides who owns values.
     #[inline]

@@ -113,6 +113,12 @@ impl NodePool {
     /// A node of `kind` with an empty header and an uninitialised body.
     #[inline]
     pub(crate) fn alloc(&mut self, kind: Kind) -> Result<NodePtr, AllocError> {
+        Ok(NodePtr::init(self.alloc_raw()?, kind))
+    }
+
+    /// Memory for one node, entirely uninitialised.
+    #[inline]
+    pub(crate) fn alloc_raw(&mut self) -> Result<NonNull<Node>, AllocError> {
         #[cfg(feature = "failpoints")]
         crate::failpoints::tick()?;
         let raw = if let Some(node) = self.free {
@@ -131,7 +137,7 @@ impl NodePool {
             unsafe { NonNull::new_unchecked(node as *mut Node) }
         };
         self.live += 1;
-        Ok(NodePtr::init(raw, kind))
+        Ok(raw)
     }
 
     /// The infallible form: aborts through `handle_alloc_error` when memory runs out,
@@ -281,13 +287,22 @@ mod chunk_cache {
             .flatten()
     }
 
+    /// Keeps a chunk. When the cache is full, chunks of smaller classes make
+    /// room (they are cheap to make again, and trees grown store by store
+    /// leave many of them); if there are none, the chunk is freed.
     pub(super) fn put(start: NonNull<Node>, class: usize) {
         let size = class_nodes(class) * NODE_SIZE;
         let kept = CACHE
             .try_with(|c| {
                 let mut c = c.borrow_mut();
-                if c.bytes + size > CACHE_LIMIT {
-                    return false;
+                while c.bytes + size > CACHE_LIMIT {
+                    let Some(small) = (0..class).find(|&k| !c.free[k].is_empty()) else {
+                        return false;
+                    };
+                    let victim = c.free[small].pop().expect("non-empty class");
+                    c.bytes -= class_nodes(small) * NODE_SIZE;
+                    // SAFETY: cached chunks of class `small` have its layout.
+                    unsafe { dealloc(victim.as_ptr().cast(), chunk_layout(small)) };
                 }
                 c.bytes += size;
                 c.free[class].push(start);
