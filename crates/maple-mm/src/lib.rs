@@ -75,3 +75,9 @@ pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, ShmId, Vma};
+
+/// The examples of the repository's README.md, compiled and run as doctests
+/// so that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
