@@ -128,7 +128,11 @@ fn dup_node<V, W, E>(
     f: &mut impl FnMut(&V) -> Result<W, E>,
 ) -> Result<(), DupError<E>> {
     if src.is_leaf() {
-        let mut done = LeafBits { node: dst, bits: 0, len };
+        let mut done = LeafBits {
+            node: dst,
+            bits: 0,
+            len,
+        };
         let mut bits = src.present_bits();
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
@@ -140,7 +144,10 @@ fn dup_node<V, W, E>(
         return Ok(());
     }
     let count = src.count();
-    let mut linked = Linked { node: dst, count: 0 };
+    let mut linked = Linked {
+        node: dst,
+        count: 0,
+    };
     for i in 0..count {
         let child = src.child(i);
         // Start reading the next sibling while this one is copied.

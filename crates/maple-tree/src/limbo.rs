@@ -44,7 +44,12 @@ pub(crate) struct Limbo {
 
 impl Limbo {
     pub(crate) fn new() -> Self {
-        Limbo { current: Vec::new(), sealed: VecDeque::new(), next_gen: 1, safe: Arc::new(AtomicU64::new(0)) }
+        Limbo {
+            current: Vec::new(),
+            sealed: VecDeque::new(),
+            next_gen: 1,
+            safe: Arc::new(AtomicU64::new(0)),
+        }
     }
 
     #[inline]
@@ -59,7 +64,8 @@ impl Limbo {
         }
         let generation = self.next_gen;
         self.next_gen += 1;
-        self.sealed.push_back((generation, mem::take(&mut self.current)));
+        self.sealed
+            .push_back((generation, mem::take(&mut self.current)));
         Some(generation)
     }
 
@@ -85,7 +91,14 @@ impl<V> MapleTree<V> {
         let safe = limbo.safe.load(Ordering::Acquire);
         let mut ready = Vec::new();
         while limbo.sealed.front().is_some_and(|&(g, _)| g <= safe) {
-            ready.extend(limbo.sealed.pop_front().map(|(_, batch)| batch).into_iter().flatten());
+            ready.extend(
+                limbo
+                    .sealed
+                    .pop_front()
+                    .map(|(_, batch)| batch)
+                    .into_iter()
+                    .flatten(),
+            );
         }
         self.free_garbage(ready);
     }

@@ -322,7 +322,8 @@ impl NodePtr {
     #[inline]
     pub(crate) fn set_child(self, i: usize, child: NodePtr) {
         debug_assert!(!self.is_leaf() && i < self.kind().capacity());
-        self.child_slot(i).store(child.0.as_ptr(), Ordering::Release)
+        self.child_slot(i)
+            .store(child.0.as_ptr(), Ordering::Release)
     }
 
     /// Child pointer `i` as an atomic.
@@ -491,14 +492,20 @@ impl NodePtr {
     #[inline]
     pub(crate) fn snap(self) -> Snap {
         self.prefetch();
-        Snap { node: self, header: self.header() }
+        Snap {
+            node: self,
+            header: self.header(),
+        }
     }
 
     /// A header snapshot without prefetching, for a node already in cache
     /// (stepping through a leaf).
     #[inline]
     pub(crate) fn peek(self) -> Snap {
-        Snap { node: self, header: self.header() }
+        Snap {
+            node: self,
+            header: self.header(),
+        }
     }
 
     /// Starts loading the node's four cache lines.
@@ -567,7 +574,10 @@ impl Snap {
     #[inline]
     pub(crate) fn child(&self, i: usize) -> NodePtr {
         debug_assert!(!self.is_leaf() && i < self.count());
-        let raw = self.node.child_slot_of(self.header.kind(), i).load(Ordering::Acquire);
+        let raw = self
+            .node
+            .child_slot_of(self.header.kind(), i)
+            .load(Ordering::Acquire);
         // SAFETY: invariants 1 and 2: slots below `count` of an internal node
         // hold non-null child pointers.
         unsafe { NodePtr(NonNull::new_unchecked(raw)) }

@@ -103,7 +103,10 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     /// Starts a read. Never locks and never waits.
     #[doc(alias = "rcu_read_lock")]
     pub fn read(&self) -> ReadGuard<'_, V> {
-        ReadGuard { tree: self, _pin: epoch::pin() }
+        ReadGuard {
+            tree: self,
+            _pin: epoch::pin(),
+        }
     }
 
     /// Starts a write, waiting for the writer before (if any) to finish.
@@ -172,8 +175,12 @@ impl<V> ReadGuard<'_, V> {
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
         let (root, height) = self.top();
         let (leaf, i, min, max) = find_slot(root, height, index)?;
-        leaf.is_present(i)
-            .then(|| (leaf.slot_start(i, min)..=leaf.slot_end(i, max), leaf.value(i)))
+        leaf.is_present(i).then(|| {
+            (
+                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
+                leaf.value(i),
+            )
+        })
     }
 
     /// The entries in order (strictly increasing, never overlapping, each
@@ -254,7 +261,9 @@ impl<V> WriteGuard<'_, V> {
     fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
-        self.tree.top.store(encode(t.root, t.height), Ordering::Release);
+        self.tree
+            .top
+            .store(encode(t.root, t.height), Ordering::Release);
         self.tree.len.store(t.len, Ordering::Release);
         let limbo = self.inner.limbo.as_mut().expect("RCU tree without limbo");
         if let Some(generation) = limbo.seal() {
@@ -301,7 +310,11 @@ impl<V> WriteGuard<'_, V> {
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
-    pub fn try_insert(&mut self, range: impl RangeBounds<u64>, value: V) -> Result<(), OccupiedError<V>> {
+    pub fn try_insert(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<(), OccupiedError<V>> {
         let (first, last) = bounds(&range);
         self.write(|t| t.try_insert(first..=last, value))
     }
@@ -335,7 +348,11 @@ impl<V> WriteGuard<'_, V> {
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
-    pub fn remove_range_with(&mut self, range: impl RangeBounds<u64>, split: impl FnMut(&V, RangeInclusive<u64>) -> V) {
+    pub fn remove_range_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) {
         let (first, last) = bounds(&range);
         self.write(|t| t.remove_range_with(first..=last, split))
     }
@@ -345,7 +362,12 @@ impl<V> WriteGuard<'_, V> {
     /// # Panics
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
-    pub fn alloc(&mut self, size: u64, within: impl RangeBounds<u64>, value: V) -> Result<u64, NoSpace<V>> {
+    pub fn alloc(
+        &mut self,
+        size: u64,
+        within: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
         self.write(|t| t.alloc(size, lo..=hi, value))
     }
@@ -355,7 +377,12 @@ impl<V> WriteGuard<'_, V> {
     /// # Panics
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
-    pub fn alloc_rev(&mut self, size: u64, within: impl RangeBounds<u64>, value: V) -> Result<u64, NoSpace<V>> {
+    pub fn alloc_rev(
+        &mut self,
+        size: u64,
+        within: impl RangeBounds<u64>,
+        value: V,
+    ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
         self.write(|t| t.alloc_rev(size, lo..=hi, value))
     }

@@ -620,7 +620,12 @@ impl<V> MapleTree<V> {
 
 /// Gap search below `root` (shared with the concurrent tree's readers).
 #[track_caller]
-pub(crate) fn gap_search(root: Option<NodePtr>, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
+pub(crate) fn gap_search(
+    root: Option<NodePtr>,
+    size: u64,
+    within: &impl RangeBounds<u64>,
+    rev: bool,
+) -> Option<u64> {
     assert!(size > 0, "maple tree: gap search for size 0");
     let (lo, hi) = bounds(within);
     let q = GapQuery { size, lo, hi };

@@ -31,11 +31,19 @@ struct Tagged {
 impl Tagged {
     fn new(r: RangeInclusive<u64>) -> Self {
         LIVE.fetch_add(1, Relaxed);
-        Tagged { first: *r.start(), last: *r.end(), alive: AtomicBool::new(true) }
+        Tagged {
+            first: *r.start(),
+            last: *r.end(),
+            alive: AtomicBool::new(true),
+        }
     }
     fn check(&self, r: &RangeInclusive<u64>) {
         assert!(self.alive.load(Relaxed), "reader saw a dropped value");
-        assert_eq!((self.first, self.last), (*r.start(), *r.end()), "value does not match its range");
+        assert_eq!(
+            (self.first, self.last),
+            (*r.start(), *r.end()),
+            "value does not match its range"
+        );
     }
 }
 
@@ -85,7 +93,10 @@ fn readers_see_consistent_entries_under_a_writer_boxed_values() {
                     for (range, v) in r.range(start..).take(200) {
                         v.check(&range);
                         if let Some(p) = prev {
-                            assert!(*range.start() > p, "iteration went back: {range:?} after {p}");
+                            assert!(
+                                *range.start() > p,
+                                "iteration went back: {range:?} after {p}"
+                            );
                         }
                         prev = Some(*range.end());
                     }
@@ -103,7 +114,9 @@ fn readers_see_consistent_entries_under_a_writer_boxed_values() {
             let (op, first, last) = writer_ops(&mut rng, step);
             let mut w = tree.write();
             match op {
-                0..=4 => w.insert_with(first..=last, Tagged::new(first..=last), |_, r| Tagged::new(r)),
+                0..=4 => w.insert_with(first..=last, Tagged::new(first..=last), |_, r| {
+                    Tagged::new(r)
+                }),
                 5 => {
                     w.remove(first);
                 }
@@ -130,7 +143,11 @@ fn readers_see_consistent_entries_under_a_writer_boxed_values() {
     for (r, v) in plain.iter() {
         v.check(&r);
     }
-    assert_eq!(LIVE.load(Relaxed) - before, plain.len(), "values leaked or lost");
+    assert_eq!(
+        LIVE.load(Relaxed) - before,
+        plain.len(),
+        "values leaked or lost"
+    );
     drop(plain);
     assert_eq!(LIVE.load(Relaxed), before);
 }

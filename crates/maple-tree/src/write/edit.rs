@@ -406,7 +406,9 @@ fn count_entries(node: NodePtr) -> usize {
     if node.is_leaf() {
         node.present_bits().count_ones() as usize
     } else {
-        (0..node.count()).map(|i| count_entries(node.child(i))).sum()
+        (0..node.count())
+            .map(|i| count_entries(node.child(i)))
+            .sum()
     }
 }
 
