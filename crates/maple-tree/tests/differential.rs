@@ -150,30 +150,40 @@ fn run_at(seed: u64, alloc: bool, space: u64, maxlen: u64, ops: usize, base: u64
     }
 }
 
+/// Seeds per test: as many as given, capped by `PROPTEST_CASES` when set
+/// (scripts/valgrind.sh sets it low).
+fn seeds(n: u64) -> std::ops::Range<u64> {
+    let cap = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(n);
+    0..n.min(cap)
+}
+
 #[test]
 fn smoke_small() {
-    for seed in 0..200 {
+    for seed in seeds(200) {
         run(seed, seed % 2 == 0, 300, 8, 400);
     }
 }
 
 #[test]
 fn smoke_wide() {
-    for seed in 0..100 {
+    for seed in seeds(100) {
         run(seed, seed % 2 == 1, 5000, 200, 1000);
     }
 }
 
 #[test]
 fn smoke_high_keys() {
-    for seed in 0..60 {
+    for seed in seeds(60) {
         run_at(seed, seed % 2 == 0, 3000, 100, 600, u64::MAX - 3000);
     }
 }
 
 #[test]
 fn smoke_huge_ranges() {
-    for seed in 0..60 {
+    for seed in seeds(60) {
         run_at(seed, seed % 2 == 1, u64::MAX / 2, u64::MAX / 4, 300, 0);
     }
 }
