@@ -1,0 +1,256 @@
+//! The workloads of WORKLOADS.md, written once for every implementation: setup
+//! (untimed), the timed part, the checksum (untimed), and the structures dropped
+//! after the timer has stopped.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crate::peers::{Dir, RangeMapUnderTest};
+use crate::rng::{perm, SplitMix64};
+use crate::workloads::{dup_copies, Case, Workload};
+
+/// One repetition of one case.
+#[derive(Debug, Clone, Copy)]
+pub struct Rep {
+    /// Time of the timed part.
+    pub elapsed: Duration,
+    /// The workload's checksum.
+    pub checksum: u64,
+    /// Node bytes of the structure the workload built (see [`bytes_snapshot`]),
+    /// where the implementation can tell.
+    pub node_bytes: Option<usize>,
+    /// Number of entries the node bytes are divided by.
+    pub entries: usize,
+}
+
+/// `checksum(tree)`: wrapping sum of `first ^ last ^ value` over the entries in order.
+pub fn checksum<P: RangeMapUnderTest>(t: &P) -> u64 {
+    let mut sum = 0u64;
+    t.for_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
+    sum
+}
+
+/// `for i in 0..N: store_range(16i, 16i+9, i+1)`.
+#[inline]
+fn seq_fill<P: RangeMapUnderTest>(t: &mut P, n: u64) {
+    for i in 0..n {
+        t.store(16 * i, 16 * i + 9, i + 1);
+    }
+}
+
+/// The bytes-per-entry snapshot of a structure: `(node_bytes, entries)`.
+fn bytes_snapshot<P: RangeMapUnderTest>(t: &P) -> (Option<usize>, usize) {
+    (t.node_bytes(), t.len())
+}
+
+/// Runs one repetition of `case` on implementation `P`.
+pub fn run<P: RangeMapUnderTest>(case: &Case) -> Rep {
+    let n = case.n;
+    let q = case.q.unwrap_or(0);
+    match case.workload {
+        Workload::SeqStore => seq_store::<P>(n),
+        Workload::RandStore => rand_store::<P>(n),
+        Workload::Load => load::<P>(n, q),
+        Workload::Iter => iter::<P>(n),
+        Workload::Erase => erase::<P>(n),
+        Workload::Overwrite => overwrite::<P>(n, q),
+        Workload::Dup => copies::<P>(n, |src| src.dup()),
+        Workload::Rebuild => copies::<P>(n, |src| src.rebuild()),
+        Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
+            gaps::<P>(case.workload, n, q)
+        }
+        w @ (Workload::ForkVmas | Workload::ForkGb | Workload::FirstWrite) => {
+            panic!("{w} is an address-space workload, run by maple-mm")
+        }
+    }
+}
+
+fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let mut t = P::new_regular();
+    let start = Instant::now();
+    seq_fill(&mut t, n);
+    let elapsed = start.elapsed();
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    Rep {
+        elapsed,
+        checksum: checksum(&t),
+        node_bytes,
+        entries,
+    }
+}
+
+fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let p = perm(n, &mut SplitMix64::new());
+    let mut t = P::new_regular();
+    let start = Instant::now();
+    for &i in &p {
+        t.store(16 * i, 16 * i + 9, i + 1);
+    }
+    let elapsed = start.elapsed();
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    Rep {
+        elapsed,
+        checksum: checksum(&t),
+        node_bytes,
+        entries,
+    }
+}
+
+fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let mut rng = SplitMix64::new(); // reset
+    let span = 16 * n;
+    let start = Instant::now();
+    let mut sum = 0u64;
+    for _ in 0..q {
+        let x = rng.next_u64() % span;
+        if let Some(v) = t.load(x) {
+            sum = sum.wrapping_add(v);
+        }
+    }
+    let elapsed = start.elapsed();
+    Rep {
+        elapsed,
+        checksum: sum,
+        node_bytes,
+        entries,
+    }
+}
+
+fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let start = Instant::now();
+    let mut last = 0u64;
+    for _ in 0..10 {
+        let mut sum = 0u64;
+        t.for_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
+        last = black_box(sum);
+    }
+    let elapsed = start.elapsed();
+    Rep {
+        elapsed,
+        checksum: last,
+        node_bytes,
+        entries,
+    }
+}
+
+fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let p = perm(n, &mut SplitMix64::new()); // reset, then perm
+    let start = Instant::now();
+    for &i in &p {
+        t.erase(16 * i + 3);
+    }
+    let elapsed = start.elapsed();
+    Rep {
+        elapsed,
+        checksum: t.len() as u64,
+        node_bytes,
+        entries,
+    }
+}
+
+fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let mut rng = SplitMix64::new(); // reset
+    let span = 16 * n;
+    let start = Instant::now();
+    for k in 0..q {
+        let a = rng.next_u64() % span;
+        let len = 1 + rng.next_u64() % 64;
+        t.store(a, a + len - 1, k + 1);
+    }
+    let elapsed = start.elapsed();
+    Rep {
+        elapsed,
+        checksum: checksum(&t),
+        node_bytes,
+        entries,
+    }
+}
+
+/// `dup` and `rebuild`: R copies of an allocation tree made by `seq_store(N)`;
+/// the copies are kept until the timer has stopped, then freed.
+fn copies<P: RangeMapUnderTest>(n: u64, copy: impl Fn(&P) -> P) -> Rep {
+    let mut src = P::new_alloc();
+    seq_fill(&mut src, n);
+    let r = dup_copies(n) as usize;
+    let mut out: Vec<P> = Vec::with_capacity(r);
+    let start = Instant::now();
+    for _ in 0..r {
+        out.push(copy(&src));
+    }
+    let elapsed = start.elapsed();
+    let (node_bytes, entries) = bytes_snapshot(&out[0]);
+    let sum = checksum(&out[0]);
+    assert_eq!(checksum(&out[r - 1]), sum, "the copies differ");
+    drop(out);
+    Rep {
+        elapsed,
+        checksum: sum,
+        node_bytes,
+        entries,
+    }
+}
+
+/// The four gap workloads: setup, then Q queries continuing the random stream.
+fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
+    let mut rng = SplitMix64::new(); // reset
+    let mut t = P::new_alloc();
+    let mut pos = 0u64;
+    for i in 0..n {
+        let gap = rng.next_u64() % 64;
+        let len = 1 + rng.next_u64() % 32;
+        let s = pos + gap;
+        t.store(s, s + len - 1, i + 1);
+        pos = s + len;
+    }
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let max = pos + 1000;
+    let mut sum = 0u64;
+    let elapsed = match w {
+        Workload::GapRev | Workload::GapFwd => {
+            let dir = if w == Workload::GapRev {
+                Dir::Rev
+            } else {
+                Dir::Fwd
+            };
+            t.prepare_gap_queries(0, max);
+            let start = Instant::now();
+            for _ in 0..q {
+                let size = 1 + rng.next_u64() % 64;
+                sum = sum.wrapping_add(t.gap(dir, 0, max, size).unwrap_or(0));
+            }
+            start.elapsed()
+        }
+        _ => {
+            let dir = if w == Workload::GapWinRev {
+                Dir::Rev
+            } else {
+                Dir::Fwd
+            };
+            let start = Instant::now();
+            for _ in 0..q {
+                let size = 1 + rng.next_u64() % 64;
+                let a = rng.next_u64() % pos;
+                sum = sum.wrapping_add(t.gap(dir, a, a + 4095, size).unwrap_or(0));
+            }
+            start.elapsed()
+        }
+    };
+    Rep {
+        elapsed,
+        checksum: sum,
+        node_bytes,
+        entries,
+    }
+}

@@ -1,0 +1,130 @@
+//! The checksums a run must reproduce: WORKLOADS.md's reference table at its own
+//! sizes, the reference model (`reference.rs`) at any other size.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::reference;
+use crate::workloads::{Case, Workload, FORK_TABLE_NS};
+
+/// WORKLOADS.md, "Reference checksums", as (workload, N, Q, checksum).
+const TABLE: &[(Workload, u64, Option<u64>, u64)] = &[
+    (Workload::SeqStore, 1_000_000, None, 500_000_500_000),
+    (Workload::RandStore, 1_000_000, None, 500_000_500_000),
+    (
+        Workload::Load,
+        1_000_000,
+        Some(10_000_000),
+        3_126_729_663_903,
+    ),
+    (Workload::Iter, 1_000_000, None, 500_000_500_000),
+    (Workload::Erase, 1_000_000, None, 0),
+    (
+        Workload::Overwrite,
+        1_000_000,
+        Some(1_000_000),
+        513_537_956_813,
+    ),
+    (
+        Workload::GapRev,
+        100_000,
+        Some(1_000_000),
+        4_813_874_490_181,
+    ),
+    (Workload::GapFwd, 100_000, Some(1_000_000), 75_770_038_898),
+    (
+        Workload::GapWinRev,
+        100_000,
+        Some(1_000_000),
+        2_359_439_146_016,
+    ),
+    (
+        Workload::GapWinFwd,
+        100_000,
+        Some(1_000_000),
+        2_355_743_818_707,
+    ),
+];
+
+/// The dup / rebuild row of the table, in the order of [`FORK_TABLE_NS`].
+const DUP_TABLE: [u64; 12] = [
+    270,
+    7420,
+    24538,
+    88870,
+    337_470,
+    1_314_670,
+    5_189_070,
+    20_617_870,
+    82_195_470,
+    328_230_670,
+    1_311_821_070,
+    500_000_500_000,
+];
+
+/// The reference table's checksum for `case`, if the table lists its size.
+pub fn table_checksum(case: &Case) -> Option<u64> {
+    match case.workload {
+        Workload::Dup | Workload::Rebuild => FORK_TABLE_NS
+            .iter()
+            .position(|&n| n == case.n)
+            .map(|i| DUP_TABLE[i]),
+        w => TABLE
+            .iter()
+            .find(|&&(tw, n, q, _)| tw == w && n == case.n && q == case.q)
+            .map(|&(_, _, _, c)| c),
+    }
+}
+
+/// Every case the reference table lists.
+pub fn table_cases() -> Vec<Case> {
+    let mut v: Vec<Case> = TABLE
+        .iter()
+        .map(|&(workload, n, q, _)| Case { workload, n, q })
+        .collect();
+    for w in [Workload::Dup, Workload::Rebuild] {
+        v.extend(FORK_TABLE_NS.iter().map(|&n| Case {
+            workload: w,
+            n,
+            q: None,
+        }));
+    }
+    v
+}
+
+/// Where an expected checksum came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// WORKLOADS.md's reference table.
+    Table,
+    /// Computed by the reference model for this size.
+    Model,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Source::Table => "WORKLOADS.md reference table",
+            Source::Model => "reference model",
+        })
+    }
+}
+
+/// Expected checksums, computed once per case.
+#[derive(Default)]
+pub struct Expectations {
+    memo: HashMap<Case, (u64, Source)>,
+}
+
+impl Expectations {
+    /// The checksum `case` must produce, and where that number comes from.
+    pub fn get(&mut self, case: &Case) -> (u64, Source) {
+        *self
+            .memo
+            .entry(*case)
+            .or_insert_with(|| match table_checksum(case) {
+                Some(c) => (c, Source::Table),
+                None => (reference::expected_checksum(case), Source::Model),
+            })
+    }
+}

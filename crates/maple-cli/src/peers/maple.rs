@@ -1,0 +1,100 @@
+//! maple itself: `MapleTree<u64>`, and the same tree with the append fast path off.
+
+use maple_tree::MapleTree;
+
+use super::{Dir, RangeMapUnderTest};
+
+/// `MapleTree<u64>`, used through its public API.
+pub struct Maple(pub MapleTree<u64>);
+
+impl RangeMapUnderTest for Maple {
+    fn new_regular() -> Self {
+        Maple(MapleTree::new())
+    }
+    fn new_alloc() -> Self {
+        Maple(MapleTree::new_alloc())
+    }
+    #[inline]
+    fn store(&mut self, first: u64, last: u64, value: u64) {
+        self.0.insert(first..=last, value);
+    }
+    #[inline]
+    fn load(&self, index: u64) -> Option<u64> {
+        self.0.get(index).copied()
+    }
+    #[inline]
+    fn erase(&mut self, index: u64) {
+        self.0.remove(index);
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, &v) in self.0.iter() {
+            f(*r.start(), *r.end(), v);
+        }
+    }
+    fn dup(&self) -> Self {
+        Maple(self.0.clone())
+    }
+    #[inline]
+    fn gap(&mut self, dir: Dir, min: u64, max: u64, size: u64) -> Option<u64> {
+        match dir {
+            Dir::Fwd => self.0.find_gap(size, min..=max),
+            Dir::Rev => self.0.find_gap_rev(size, min..=max),
+        }
+    }
+    fn node_bytes(&self) -> Option<usize> {
+        Some(self.0.stats().node_bytes)
+    }
+}
+
+/// `MapleTree<u64>` with `set_append_path(false)` on every tree it makes
+/// (`impl=maple-noappend`): the "before" of seed 002's fast path.
+pub struct MapleNoAppend(Maple);
+
+impl MapleNoAppend {
+    fn off(mut t: MapleTree<u64>) -> Self {
+        t.set_append_path(false);
+        MapleNoAppend(Maple(t))
+    }
+}
+
+impl RangeMapUnderTest for MapleNoAppend {
+    fn new_regular() -> Self {
+        Self::off(MapleTree::new())
+    }
+    fn new_alloc() -> Self {
+        Self::off(MapleTree::new_alloc())
+    }
+    #[inline]
+    fn store(&mut self, first: u64, last: u64, value: u64) {
+        self.0.store(first, last, value)
+    }
+    #[inline]
+    fn load(&self, index: u64) -> Option<u64> {
+        self.0.load(index)
+    }
+    #[inline]
+    fn erase(&mut self, index: u64) {
+        self.0.erase(index)
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn for_each(&self, f: impl FnMut(u64, u64, u64)) {
+        self.0.for_each(f)
+    }
+    fn dup(&self) -> Self {
+        MapleNoAppend(self.0.dup())
+    }
+    #[inline]
+    fn gap(&mut self, dir: Dir, min: u64, max: u64, size: u64) -> Option<u64> {
+        self.0.gap(dir, min, max, size)
+    }
+    fn node_bytes(&self) -> Option<usize> {
+        self.0.node_bytes()
+    }
+}

@@ -1,0 +1,368 @@
+//! Output: WORKLOADS.md's one-line format, a ratio table (plain or markdown), JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::measure::{Measurement, Outcome};
+use crate::workloads::Case;
+
+/// Output format of `maple bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per measurement, exactly WORKLOADS.md's format.
+    Lines,
+    /// A plain-text table: each peer's time as a ratio to maple's.
+    Table,
+    /// The same table in Markdown (for README.md).
+    Markdown,
+    /// Every measurement as a JSON array.
+    Json,
+}
+
+/// `12345.6` -> `"12,346"`, `41.72` -> `"41.7"`.
+pub fn human_ns(ns: f64) -> String {
+    if ns < 1000.0 {
+        return format!("{ns:.1}");
+    }
+    let digits = format!("{:.0}", ns);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// WORKLOADS.md's format, one line per result:
+/// `workload=load impl=maple n=1000000 q=10000000 ns_per_op=41.7 checksum=3126729663903 bytes_per_entry=16.4`.
+/// A measurement that is not a result is a `#` comment line saying why.
+pub fn lines(ms: &[Measurement]) -> String {
+    let mut s = String::new();
+    for m in ms {
+        let c = &m.case;
+        let q = c.q.map(|q| format!(" q={q}")).unwrap_or_default();
+        match &m.outcome {
+            Outcome::Ok(t) => {
+                let _ = write!(
+                    s,
+                    "workload={} impl={} n={}{q} ns_per_op={:.1} checksum={}",
+                    c.workload, m.impl_name, c.n, t.ns_per_op, t.checksum
+                );
+                if let Some(b) = t.bytes_per_entry {
+                    let _ = write!(s, " bytes_per_entry={b:.1}");
+                }
+                s.push('\n');
+            }
+            other => {
+                let _ = writeln!(
+                    s,
+                    "# workload={} impl={} n={}{q} {}",
+                    c.workload,
+                    m.impl_name,
+                    c.n,
+                    not_a_result(m, other)
+                );
+            }
+        }
+    }
+    s
+}
+
+fn not_a_result(m: &Measurement, o: &Outcome) -> String {
+    match o {
+        Outcome::Ok(_) => String::new(),
+        Outcome::Excluded(why) => format!("excluded: {why}"),
+        Outcome::Mismatch { got, rep } => format!(
+            "CHECKSUM MISMATCH: got {got}, expected {} ({}), repetition {rep}",
+            m.expected, m.expected_from
+        ),
+        Outcome::Failed(e) => format!("FAILED: {e}"),
+    }
+}
+
+/// The ratio table: one row per case, one column per implementation; each peer's
+/// median ns/op and, in parentheses, its time divided by maple's.
+pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) -> String {
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |text: String| -> usize {
+        match notes.iter().position(|n| *n == text) {
+            Some(i) => i + 1,
+            None => {
+                notes.push(text);
+                notes.len()
+            }
+        }
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    let mut by: BTreeMap<(Case, &str), &Measurement> = BTreeMap::new();
+    for m in ms {
+        if !cases.contains(&m.case) {
+            cases.push(m.case);
+        }
+        by.insert((m.case, m.impl_name), m);
+    }
+    let has_maple = impls.contains(&"maple");
+    let mut header = vec!["workload".to_string(), "N".into(), "Q".into()];
+    header.extend(impls.iter().map(|i| format!("{i} ns/op")));
+    if has_maple {
+        header.push("maple B/entry".into());
+    }
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for c in &cases {
+        let maple = by.get(&(*c, "maple")).and_then(|m| m.ns_per_op());
+        let mut row = vec![
+            c.workload.name().to_string(),
+            c.n.to_string(),
+            c.q.map(|q| q.to_string()).unwrap_or_else(|| "—".into()),
+        ];
+        for &i in impls {
+            let Some(m) = by.get(&(*c, i)) else {
+                row.push(String::new());
+                continue;
+            };
+            let cell = match &m.outcome {
+                Outcome::Ok(t) => {
+                    let mut cell = human_ns(t.ns_per_op);
+                    if t.all_ns_per_op.len() < reps {
+                        let k = note(format!(
+                            "median of {} repetitions, not {reps}: the time budget (--budget) \
+                             stopped the rest",
+                            t.all_ns_per_op.len()
+                        ));
+                        let _ = write!(cell, " [{k}]");
+                    }
+                    match maple {
+                        Some(base) if i != "maple" => {
+                            format!("{cell} (×{:.2})", t.ns_per_op / base)
+                        }
+                        _ => cell,
+                    }
+                }
+                other => {
+                    let label = match other {
+                        Outcome::Excluded(_) => "excluded",
+                        Outcome::Mismatch { .. } => "MISMATCH",
+                        _ => "FAILED",
+                    };
+                    let k = match other {
+                        // One note per implementation and reason, whatever the workload.
+                        Outcome::Excluded(_) => note(format!("{i}: {}", not_a_result(m, other))),
+                        _ => note(format!(
+                            "{i}, {} n={}: {}",
+                            c.workload,
+                            c.n,
+                            not_a_result(m, other)
+                        )),
+                    };
+                    format!("{label} [{k}]")
+                }
+            };
+            row.push(cell);
+        }
+        if has_maple {
+            let b = by
+                .get(&(*c, "maple"))
+                .and_then(|m| match &m.outcome {
+                    Outcome::Ok(t) => t.bytes_per_entry,
+                    _ => None,
+                })
+                .map(|b| format!("{b:.1}"))
+                .unwrap_or_default();
+            row.push(b);
+        }
+        rows.push(row);
+    }
+    let mut out = render(&header, &rows, markdown);
+    if has_maple {
+        out.push_str(if markdown { "\n" } else { "" });
+        out.push_str(
+            "(×k) = the peer's median time divided by maple's: above 1, maple is faster.\n",
+        );
+    }
+    let mem = memory_rows(ms, impls);
+    if !mem.is_empty() {
+        out.push('\n');
+        out.push_str(&render(
+            &[
+                "impl".into(),
+                "N".into(),
+                "heap bytes/entry after seq_store".into(),
+            ],
+            &mem,
+            markdown,
+        ));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        for (i, n) in notes.iter().enumerate() {
+            let _ = writeln!(out, "[{}] {n}", i + 1);
+            if markdown {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn memory_rows(ms: &[Measurement], impls: &[&str]) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for &i in impls {
+        for m in ms.iter().filter(|m| m.impl_name == i) {
+            if let Outcome::Ok(t) = &m.outcome {
+                if let Some(h) = t.heap_bytes_per_entry {
+                    rows.push(vec![i.to_string(), m.case.n.to_string(), format!("{h:.1}")]);
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// Renders a table, aligned plain text or Markdown.
+pub fn render(header: &[String], rows: &[Vec<String>], markdown: bool) -> String {
+    let cols = header.len();
+    let mut width = vec![0usize; cols];
+    for r in std::iter::once(header).chain(rows.iter().map(|r| r.as_slice())) {
+        for (w, cell) in width.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |r: &[String]| -> String {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&width)
+            .enumerate()
+            .map(|(k, (c, &w))| {
+                let pad = w - c.chars().count();
+                if k < 1 {
+                    format!("{c}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{c}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        if markdown {
+            format!("| {} |\n", cells.join(" | "))
+        } else {
+            format!("{}\n", cells.join("  ").trim_end())
+        }
+    };
+    let mut out = line(header);
+    if markdown {
+        let seps: Vec<String> = width
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| {
+                if k < 1 {
+                    "-".repeat(w.max(3))
+                } else {
+                    format!("{}:", "-".repeat(w.max(3) - 1))
+                }
+            })
+            .collect();
+        out.push_str(&format!("| {} |\n", seps.join(" | ")));
+    } else {
+        let total: usize = width.iter().sum::<usize>() + 2 * (cols - 1);
+        out.push_str(&"-".repeat(total));
+        out.push('\n');
+    }
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// Every measurement as JSON.
+pub fn json(ms: &[Measurement]) -> String {
+    let v: Vec<Value> = ms
+        .iter()
+        .map(|m| {
+            let mut o = json!({
+                "workload": m.case.workload.name(),
+                "impl": m.impl_name,
+                "n": m.case.n,
+                "q": m.case.q,
+                "ops": m.case.ops(),
+                "expected_checksum": m.expected,
+                "expected_from": m.expected_from.to_string(),
+            });
+            let extra = match &m.outcome {
+                Outcome::Ok(t) => json!({
+                    "status": "ok",
+                    "ns_per_op": t.ns_per_op,
+                    "repetitions_ns_per_op": t.all_ns_per_op,
+                    "checksum": t.checksum,
+                    "bytes_per_entry": t.bytes_per_entry,
+                    "heap_bytes_per_entry": t.heap_bytes_per_entry,
+                }),
+                Outcome::Excluded(why) => json!({"status": "excluded", "reason": why}),
+                Outcome::Mismatch { got, rep } => {
+                    json!({"status": "checksum_mismatch", "checksum": got, "repetition": rep})
+                }
+                Outcome::Failed(e) => json!({"status": "failed", "reason": e}),
+            };
+            if let (Value::Object(a), Value::Object(b)) = (&mut o, extra) {
+                a.extend(b);
+            }
+            o
+        })
+        .collect();
+    serde_json::to_string_pretty(&v).expect("JSON") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expected::Source;
+    use crate::measure::Timing;
+    use crate::workloads::Workload;
+
+    fn ok(impl_name: &'static str, ns: f64, bpe: Option<f64>) -> Measurement {
+        Measurement {
+            case: Case {
+                workload: Workload::Load,
+                n: 1_000_000,
+                q: Some(10_000_000),
+            },
+            impl_name,
+            expected: 3126729663903,
+            expected_from: Source::Table,
+            outcome: Outcome::Ok(Timing {
+                ns_per_op: ns,
+                all_ns_per_op: vec![ns; 5],
+                checksum: 3126729663903,
+                bytes_per_entry: bpe,
+                heap_bytes_per_entry: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn lines_is_the_workloads_md_format() {
+        let s = lines(&[ok("maple", 41.72, Some(16.4))]);
+        assert_eq!(
+            s,
+            "workload=load impl=maple n=1000000 q=10000000 ns_per_op=41.7 \
+             checksum=3126729663903 bytes_per_entry=16.4\n"
+        );
+    }
+
+    #[test]
+    fn table_shows_ratios_to_maple() {
+        let ms = [ok("maple", 40.0, Some(16.4)), ok("btreemap", 100.0, None)];
+        let t = table(&ms, &["maple", "btreemap"], 5, false);
+        assert!(t.contains("100.0 (×2.50)"), "{t}");
+        assert!(t.contains("16.4"), "{t}");
+    }
+
+    #[test]
+    fn human_ns_groups_thousands() {
+        assert_eq!(human_ns(41.72), "41.7");
+        assert_eq!(human_ns(856000.4), "856,000");
+        assert_eq!(human_ns(1234.0), "1,234");
+    }
+}
