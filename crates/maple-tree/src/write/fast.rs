@@ -4,9 +4,10 @@
 //! writes the new slots past the leaf's last one and then shortens the old
 //! last slot by storing its pivot. Both keep the path valid.
 
-use crate::node::value_word;
+use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
+use core::mem::MaybeUninit;
 use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
@@ -74,5 +75,175 @@ impl<V> MapleTree<V> {
         let leaf = path.leaf();
         let gap = crate::gap::leaf_gap(leaf.node, leaf.min, leaf.max);
         self.update_gaps(path, 1, gap);
+    }
+}
+
+/// What goes into one new slot of an in-place leaf rewrite.
+#[derive(Clone, Copy, PartialEq)]
+enum Piece {
+    Absent,
+    /// The stored value.
+    New,
+    /// The part of the cut entry left of the range.
+    Left,
+    /// The part of the cut entry right of the range.
+    Right,
+}
+
+impl<V> MapleTree<V> {
+    /// Rewrites the leaf `path` leads to in place, when the store stays
+    /// inside it and the result fits: no neighbouring leaf is involved (no
+    /// absent range reaches the leaf's edge), the leaf neither overflows nor
+    /// falls under its minimum. Not in RCU mode (readers would see the slots
+    /// move). Returns false, having changed nothing, when it does not apply.
+    pub(super) fn store_in_leaf<S, D>(
+        &mut self,
+        path: &Path,
+        first: u64,
+        last: u64,
+        value: &mut Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) -> bool
+    where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: FnMut(RangeInclusive<u64>, V),
+    {
+        let leaf = *path.leaf();
+        let node = leaf.node;
+        let count = node.count();
+        if self.limbo.is_some() || last > leaf.max {
+            return false;
+        }
+        // Slots a..=b are covered by the store.
+        let a = leaf.idx;
+        let mut b = a;
+        while b + 1 < count && node.pivot(b) < last {
+            b += 1;
+        }
+        let (s, e) = (node.slot_start(a, leaf.min), node.slot_end(b, leaf.max));
+        // The new slots, before merging absent runs.
+        let mut mid = [(0u64, Piece::Absent); 3];
+        let mut m = 0;
+        if first > s {
+            mid[m] = (
+                first - 1,
+                if node.is_present(a) {
+                    Piece::Left
+                } else {
+                    Piece::Absent
+                },
+            );
+            m += 1;
+        }
+        mid[m] = (
+            last,
+            if value.is_some() {
+                Piece::New
+            } else {
+                Piece::Absent
+            },
+        );
+        m += 1;
+        if last < e {
+            mid[m] = (
+                e,
+                if node.is_present(b) {
+                    Piece::Right
+                } else {
+                    Piece::Absent
+                },
+            );
+            m += 1;
+        }
+        // Merge absent runs, and absorb absent neighbours.
+        let mut items = [(0u64, Piece::Absent); 3];
+        let mut n = 0;
+        for &(end, p) in &mid[..m] {
+            if p == Piece::Absent && n > 0 && items[n - 1].1 == Piece::Absent {
+                items[n - 1].0 = end;
+            } else {
+                items[n] = (end, p);
+                n += 1;
+            }
+        }
+        let (mut from, mut to) = (a, b);
+        if items[0].1 == Piece::Absent && from > 0 && !node.is_present(from - 1) {
+            from -= 1;
+        }
+        if items[n - 1].1 == Piece::Absent && to + 1 < count && !node.is_present(to + 1) {
+            to += 1;
+            items[n - 1].0 = node.slot_end(to, leaf.max);
+        }
+        // An absent edge slot might meet an absent slot of the next leaf.
+        if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0)
+            || (to + 1 == count && items[n - 1].1 == Piece::Absent && leaf.max < u64::MAX)
+        {
+            return false;
+        }
+        let new_count = count - (to - from + 1) + n;
+        // A root leaf left with one absent slot is an empty tree: edit.rs frees it.
+        if new_count == 1 && items[0].1 == Piece::Absent {
+            return false;
+        }
+        let exempt = self.height == 1 || leaf.max == u64::MAX;
+        if new_count > LEAF_SLOTS || (new_count < Kind::Leaf.min_slots() && !exempt) {
+            return false;
+        }
+
+        // Make the pieces before changing anything (a panicking split
+        // leaves the tree as it was).
+        let left =
+            (first > s && node.is_present(a)).then(|| split(node.value::<V>(a), s..=first - 1));
+        let right =
+            (last < e && node.is_present(b)).then(|| split(node.value::<V>(b), last + 1..=e));
+        let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
+        let (mut left, mut right) = (left.map(value_word), right.map(value_word));
+        let mut new = value.take().map(value_word);
+        for i in a..=b {
+            if node.is_present(i) {
+                let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
+                let old = node.take_value::<V>(i);
+                self.len -= 1;
+                displaced(range, old);
+            }
+        }
+
+        // The slots after the rewrite move as they are.
+        let mut tail = [(0u64, MaybeUninit::uninit(), false); LEAF_SLOTS];
+        let tail_len = count - to - 1;
+        for (k, t) in tail.iter_mut().enumerate().take(tail_len) {
+            let j = to + 1 + k;
+            *t = (node.slot_end(j, leaf.max), node.word(j), node.is_present(j));
+        }
+        let mut bits = node.present_bits() & ((1u16 << from) - 1);
+        let mut k = from;
+        let mut put = |end: u64, word: Option<crate::node::Word>| {
+            if k + 1 < new_count {
+                node.set_pivot(k, end);
+            }
+            if let Some(w) = word {
+                node.set_value_word(k, w);
+                bits |= 1 << k;
+            }
+            k += 1;
+        };
+        for &(end, p) in &items[..n] {
+            let word = match p {
+                Piece::Absent => None,
+                Piece::New => new.take(),
+                Piece::Left => left.take(),
+                Piece::Right => right.take(),
+            };
+            put(end, word);
+        }
+        for &(end, word, present) in &tail[..tail_len] {
+            put(end, present.then_some(word));
+        }
+        node.publish_leaf(new_count, bits);
+        self.len += made;
+        self.paths.node_rewrite += 1;
+        self.refresh_leaf_gap(path);
+        true
     }
 }

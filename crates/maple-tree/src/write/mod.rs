@@ -6,7 +6,10 @@
 //! 2. **append** (`fast.rs`, seed 002): the range lies inside the last slot of
 //!    a leaf, which is absent, and the leaf has room for the one or two extra
 //!    slots: they are written past the end and the leaf's count grows;
-//! 3. **rewrite** (`edit.rs`): everything else. The touched leaf (or leaves,
+//! 3. **in-place rewrite** (`fast.rs`, not in RCU mode): the store stays
+//!    inside one leaf, which still fits and touches no neighbour: its slots
+//!    are spliced in place (the kernel's node store);
+//! 4. **rewrite** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
 //!    rebalance when a node falls under its minimum, root growth and collapse
@@ -83,15 +86,30 @@ impl<V> MapleTree<V> {
                 {
                     return self.store_append(path, first, last, value);
                 }
-                value => {
-                    let valid = self.store_general(path, first, last, value, split, displaced);
-                    path.low = valid;
-                    return;
-                }
+                value => return self.store_rewrite(path, first, last, value, split, displaced),
             }
         }
-        let valid = self.store_general(path, first, last, value, split, displaced);
-        path.low = valid;
+        self.store_rewrite(path, first, last, value, split, displaced)
+    }
+
+    /// A store that moves slots: in place inside one leaf when it can, else
+    /// by rebuilding nodes.
+    fn store_rewrite<S, D>(
+        &mut self,
+        path: &mut Path,
+        first: u64,
+        last: u64,
+        mut value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: FnMut(RangeInclusive<u64>, V),
+    {
+        if self.store_in_leaf(path, first, last, &mut value, split, displaced) {
+            return;
+        }
+        path.low = self.store_general(path, first, last, value, split, displaced);
     }
 
     /// The first entry of an empty tree: one leaf with up to three slots.
