@@ -51,25 +51,45 @@ impl GapQuery {
         Some(if rev { e - (self.size - 1) } else { s })
     }
 
-    /// Searches the subtree of `node` (covering `min..=max`).
+    /// Searches the subtree of `node` (covering `min..=max`, which overlaps
+    /// the window). Slots are tried from the window's near end (its start,
+    /// or with `rev` its end) and the scan stops at the first slot past the
+    /// other end, so a node wholly inside the window costs no pivot search.
     pub(crate) fn search(&self, node: NodePtr, min: u64, max: u64, rev: bool) -> Option<u64> {
         let node = node.snap();
         let count = node.count();
-        let first = node.slot_of(self.lo.max(min));
-        let last = node.slot_of(self.hi.min(max));
-        let mut at = |i: usize| -> Option<u64> {
-            let (s, e) = (node.slot_start(i, min), node.slot_end(i, max));
-            match node.kind() {
+        let kind = node.kind();
+        let try_slot = |i: usize, s: u64, e: u64| -> Option<u64> {
+            match kind {
                 Kind::Leaf => (!node.is_present(i)).then(|| self.fit(s, e, rev)).flatten(),
                 Kind::ARange if node.gap(i) < self.size => None,
                 _ => self.search(node.child(i), s, e, rev),
             }
         };
-        debug_assert!(last < count);
         if rev {
-            (first..=last).rev().find_map(&mut at)
+            let mut i = if self.hi >= max { count - 1 } else { node.slot_of(self.hi) };
+            loop {
+                let s = node.slot_start(i, min);
+                if let Some(found) = try_slot(i, s, node.slot_end(i, max)) {
+                    return Some(found);
+                }
+                if s <= self.lo || i == 0 {
+                    return None;
+                }
+                i -= 1;
+            }
         } else {
-            (first..=last).find_map(&mut at)
+            let mut i = if self.lo <= min { 0 } else { node.slot_of(self.lo) };
+            loop {
+                let e = node.slot_end(i, max);
+                if let Some(found) = try_slot(i, node.slot_start(i, min), e) {
+                    return Some(found);
+                }
+                if e >= self.hi || i + 1 == count {
+                    return None;
+                }
+                i += 1;
+            }
         }
     }
 }
