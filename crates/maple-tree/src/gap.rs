@@ -67,7 +67,11 @@ impl GapQuery {
             }
         };
         if rev {
-            let mut i = if self.hi >= max { count - 1 } else { node.slot_of(self.hi) };
+            let mut i = if self.hi >= max {
+                count - 1
+            } else {
+                node.slot_of(self.hi)
+            };
             loop {
                 let s = node.slot_start(i, min);
                 if let Some(found) = try_slot(i, s, node.slot_end(i, max)) {
@@ -79,7 +83,11 @@ impl GapQuery {
                 i -= 1;
             }
         } else {
-            let mut i = if self.lo <= min { 0 } else { node.slot_of(self.lo) };
+            let mut i = if self.lo <= min {
+                0
+            } else {
+                node.slot_of(self.lo)
+            };
             loop {
                 let e = node.slot_end(i, max);
                 if let Some(found) = try_slot(i, node.slot_start(i, min), e) {
