@@ -7,6 +7,8 @@
 //! new subtree visible by one pointer store.
 
 use crate::node::{NodePtr, Snap};
+use core::mem::MaybeUninit;
+use core::ops::{Index, IndexMut};
 
 /// More levels than any tree that fits in memory can have: a non-root node
 /// has at least 4 children, and 4^24 nodes of 256 bytes is 64 PiB.
@@ -22,13 +24,6 @@ pub(crate) struct Level {
 }
 
 impl Level {
-    const UNUSED: Level = Level {
-        node: NodePtr::DANGLING,
-        idx: 0,
-        min: 0,
-        max: 0,
-    };
-
     /// First index of the slot taken.
     #[inline]
     pub(crate) fn start(&self) -> u64 {
@@ -42,11 +37,65 @@ impl Level {
     }
 }
 
+/// The levels of a path. Every `insert` and `remove` makes a path, so its
+/// 24 levels are not initialised up front (copying 768 bytes of
+/// placeholders cost a sixth of a small tree's build, per perf): a bit per
+/// level records which ones were written, and reading any other panics.
+#[derive(Clone)]
+pub(crate) struct Levels {
+    slots: [MaybeUninit<Level>; MAX_HEIGHT],
+    written: u32,
+}
+
+impl Levels {
+    #[inline]
+    const fn new() -> Levels {
+        Levels {
+            slots: [const { MaybeUninit::uninit() }; MAX_HEIGHT],
+            written: 0,
+        }
+    }
+
+    /// Writes level `h`.
+    #[inline]
+    pub(crate) fn set(&mut self, h: usize, level: Level) {
+        self.slots[h] = MaybeUninit::new(level);
+        self.written |= 1 << h;
+    }
+
+    #[inline]
+    fn check(&self, h: usize) {
+        assert!(
+            self.written >> h & 1 != 0,
+            "maple tree: path level {h} read before it was walked"
+        );
+    }
+}
+
+impl Index<usize> for Levels {
+    type Output = Level;
+    #[inline]
+    fn index(&self, h: usize) -> &Level {
+        self.check(h);
+        // SAFETY: the bit of level `h` is set only by `set`, which wrote it.
+        unsafe { self.slots[h].assume_init_ref() }
+    }
+}
+
+impl IndexMut<usize> for Levels {
+    #[inline]
+    fn index_mut(&mut self, h: usize) -> &mut Level {
+        self.check(h);
+        // SAFETY: as for `index`.
+        unsafe { self.slots[h].assume_init_mut() }
+    }
+}
+
 /// The way from the root to a leaf slot. `lv[0]` is the leaf, `lv[height-1]`
 /// the root. Levels below `low` are stale (a write replaced their nodes).
 #[derive(Clone)]
 pub(crate) struct Path {
-    pub(crate) lv: [Level; MAX_HEIGHT],
+    pub(crate) lv: Levels,
     pub(crate) height: usize,
     pub(crate) low: usize,
 }
@@ -56,7 +105,7 @@ impl Path {
     #[inline]
     pub(crate) fn new() -> Path {
         Path {
-            lv: [Level::UNUSED; MAX_HEIGHT],
+            lv: Levels::new(),
             height: 0,
             low: 0,
         }
@@ -81,12 +130,15 @@ impl Path {
             "maple tree taller than {MAX_HEIGHT} levels"
         );
         self.height = height;
-        self.lv[height - 1] = Level {
-            node: root,
-            idx: 0,
-            min: 0,
-            max: u64::MAX,
-        };
+        self.lv.set(
+            height - 1,
+            Level {
+                node: root,
+                idx: 0,
+                min: 0,
+                max: u64::MAX,
+            },
+        );
         self.descend_from(height - 1, index);
     }
 
@@ -102,12 +154,15 @@ impl Path {
         let mut node = node.snap();
         loop {
             let idx = node.slot_of(index);
-            self.lv[h] = Level {
-                node: node.node(),
-                idx,
-                min,
-                max,
-            };
+            self.lv.set(
+                h,
+                Level {
+                    node: node.node(),
+                    idx,
+                    min,
+                    max,
+                },
+            );
             if h == 0 {
                 break;
             }
@@ -146,12 +201,15 @@ impl Path {
             let up = self.lv[l + 1];
             let node = up.node.child(up.idx);
             let idx = if last { node.count() - 1 } else { 0 };
-            self.lv[l] = Level {
-                node,
-                idx,
-                min: up.start(),
-                max: up.end(),
-            };
+            self.lv.set(
+                l,
+                Level {
+                    node,
+                    idx,
+                    min: up.start(),
+                    max: up.end(),
+                },
+            );
         }
     }
 

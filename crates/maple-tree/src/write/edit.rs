@@ -425,7 +425,7 @@ fn right_path(lp: &Path, rp: &mut Path, last: u64) {
         while idx < end && l.node.pivot(idx) < last {
             idx += 1;
         }
-        rp.lv[h] = crate::walk::Level { idx, ..l };
+        rp.lv.set(h, crate::walk::Level { idx, ..l });
         if idx != l.idx && h > 0 {
             rp.descend_from(h, last);
             return;
