@@ -58,23 +58,57 @@ pub fn check_sizes(cases: &[Case]) -> Result<(), String> {
                 c.workload
             ));
         }
+        let max_map_count = maple_mm::Config::default().max_map_count as u64;
+        if c.workload == Workload::ForkVmas && c.n > max_map_count {
+            return Err(format!(
+                "fork_vmas: N = {} VMAs is over vm.max_map_count ({max_map_count})",
+                c.n
+            ));
+        }
+        // 2^47 bytes of user address space, less the top 128 MiB.
+        if matches!(c.workload, Workload::ForkGb | Workload::FirstWrite) && c.n > (1 << 34) {
+            return Err(format!(
+                "{}: N = {} pages do not fit in the address space",
+                c.workload, c.n
+            ));
+        }
     }
     Ok(())
 }
 
-/// Measures every implementation on every case; progress goes to stderr.
+/// The measurements to make: every case with every selected implementation whose
+/// domain holds it, in order.
+pub fn pairs(cases: &[Case], impls: &[&'static Impl]) -> Vec<(Case, &'static Impl)> {
+    let mut out = Vec::new();
+    for c in cases {
+        out.extend(
+            impls
+                .iter()
+                .filter(|i| (i.domain)(c.workload))
+                .map(|&i| (*c, i)),
+        );
+    }
+    out
+}
+
+/// Measures every implementation on every case of its domain; progress goes to stderr.
 pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measurement> {
     let mut expectations = Expectations::default();
-    let total = cases.len() * impls.len();
+    let total = pairs(cases, impls).len();
     let mut k = 0;
     let mut out = Vec::with_capacity(total);
     let started = Instant::now();
     for case in cases {
+        let impls: Vec<&'static Impl> = impls
+            .iter()
+            .copied()
+            .filter(|i| (i.domain)(case.workload))
+            .collect();
         let label = match case.q {
             Some(q) => format!("{} n={} q={}", case.workload, case.n, q),
             None => format!("{} n={}", case.workload, case.n),
         };
-        let expected = if impls.iter().any(|i| (i.support)(case.workload).is_ok()) {
+        let expected = if impls.iter().any(|i| i.runs(case.workload)) {
             let t = Instant::now();
             let e = expectations.get(case);
             if e.1 == Source::Model {
@@ -89,7 +123,7 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
         } else {
             (0, Source::Model)
         };
-        for imp in impls {
+        for imp in &impls {
             k += 1;
             let prefix = format!(
                 "[{:>6.1}s] [{k}/{total}] {label} impl={}",
@@ -99,6 +133,10 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
             let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
             let m = measure::measure(imp, *case, expected, plan, &mut progress);
             match &m.outcome {
+                measure::Outcome::Ok(t) if e_unchecked(&m) => eprintln!(
+                    "{prefix}: median {} (no checksum: every value read was checked)",
+                    measure::fmt_ns(t.ns_per_op),
+                ),
                 measure::Outcome::Ok(t) => eprintln!(
                     "{prefix}: median {} checksum {} ok",
                     measure::fmt_ns(t.ns_per_op),
@@ -116,4 +154,8 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
         }
     }
     out
+}
+
+fn e_unchecked(m: &Measurement) -> bool {
+    m.expected_from == Source::Unchecked
 }

@@ -9,6 +9,10 @@ use crate::peers::{Dir, RangeMapUnderTest};
 use crate::rng::{perm, SplitMix64};
 use crate::workloads::{dup_copies, Case, Workload};
 
+/// The repetitions of one measurement on one setup: each call runs one (see
+/// [`Impl::session`](crate::peers::Impl)).
+pub type Session = Box<dyn FnMut() -> Rep>;
+
 /// One repetition of one case.
 #[derive(Debug, Clone, Copy)]
 pub struct Rep {
@@ -21,6 +25,22 @@ pub struct Rep {
     pub node_bytes: Option<usize>,
     /// Number of entries the node bytes are divided by.
     pub entries: usize,
+    /// `rcu_read_under_write`: ns per store of the writer thread while the reader's
+    /// lookups were timed.
+    pub writer_ns: Option<f64>,
+}
+
+impl Rep {
+    /// A repetition that measured time and a checksum only.
+    pub fn timed(elapsed: Duration, checksum: u64) -> Rep {
+        Rep {
+            elapsed,
+            checksum,
+            node_bytes: None,
+            entries: 0,
+            writer_ns: None,
+        }
+    }
 }
 
 /// `checksum(tree)`: wrapping sum of `first ^ last ^ value` over the entries in order.
@@ -53,14 +73,19 @@ pub fn run<P: RangeMapUnderTest>(case: &Case) -> Rep {
         Workload::Load => load::<P>(n, q),
         Workload::Iter => iter::<P>(n),
         Workload::Erase => erase::<P>(n),
-        Workload::Overwrite => overwrite::<P>(n, q),
+        // `rcu_write impl=maple`: the plain tree's side of the comparison.
+        Workload::Overwrite | Workload::RcuWrite => overwrite::<P>(n, q),
         Workload::Dup => copies::<P>(n, |src| src.dup()),
         Workload::Rebuild => copies::<P>(n, |src| src.rebuild()),
         Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
             gaps::<P>(case.workload, n, q)
         }
-        w @ (Workload::ForkVmas | Workload::ForkGb | Workload::FirstWrite) => {
-            panic!("{w} is an address-space workload, run by maple-mm")
+        w @ (Workload::ForkVmas
+        | Workload::ForkGb
+        | Workload::FirstWrite
+        | Workload::RcuRead
+        | Workload::RcuReadUnderWrite) => {
+            panic!("{w} is not a range-map workload (see mm.rs, rcu.rs)")
         }
     }
 }
@@ -76,6 +101,7 @@ fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -93,6 +119,7 @@ fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -116,6 +143,7 @@ fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -136,6 +164,7 @@ fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: last,
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -154,6 +183,7 @@ fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: t.len() as u64,
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -175,6 +205,7 @@ fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -199,6 +230,7 @@ fn copies<P: RangeMapUnderTest>(n: u64, copy: impl Fn(&P) -> P) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }
 
@@ -252,5 +284,6 @@ fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
+        writer_ns: None,
     }
 }

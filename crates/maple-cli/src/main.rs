@@ -1,7 +1,9 @@
 //! `maple`: the command of the maple project. `maple bench` runs the workloads of
-//! `shared/bench/WORKLOADS.md` against maple and the Rust peers, checks every
-//! checksum, and prints WORKLOADS.md's one-line format and a ratio table;
-//! `maple fork-table` prints the dup / rebuild / memcpy table of issue 3.
+//! `shared/bench/WORKLOADS.md` against maple and the Rust peers, and its
+//! address-space workloads on maple-mm, plus issue 4's RCU benchmark; it checks every
+//! checksum, and prints WORKLOADS.md's one-line format and tables (the ratio table,
+//! seed 000's and seed 004's, issue 4's); `maple fork-table` prints the dup /
+//! rebuild / memcpy table of issue 3.
 
 mod alloc_count;
 mod bench;
@@ -10,7 +12,9 @@ mod expected;
 mod fork_table;
 mod malloc_tuning;
 mod measure;
+mod mm;
 mod peers;
+mod rcu;
 mod reference;
 mod report;
 mod rng;
@@ -45,7 +49,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run the workloads of WORKLOADS.md against maple and the peers, check every
+    /// Run the workloads of WORKLOADS.md against maple and the peers (and its
+    /// address-space workloads on maple-mm, and the RCU benchmark), check every
     /// checksum, print the results.
     Bench(BenchArgs),
     /// Issue 3's table: dup vs rebuild vs a plain memory copy, and the append path.
@@ -58,10 +63,12 @@ enum Cmd {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Workloads to run (repeatable, or a comma list). Default: every tree workload.
+    /// Workloads to run (repeatable, or a comma list); `tree`, `mm`, `rcu` name
+    /// groups, `all` every workload. Default: all.
     #[arg(short, long = "workload", value_delimiter = ',')]
     workloads: Vec<String>,
-    /// Implementations (repeatable, or a comma list). Default: maple and every peer.
+    /// Implementations (repeatable, or a comma list). Default: maple, every peer,
+    /// the mm-* strategies and maple-rcu(-b64); each runs only its own workloads.
     #[arg(short, long = "impl", value_delimiter = ',')]
     impls: Vec<String>,
     /// N for every selected workload (default: WORKLOADS.md's sizes).
@@ -111,7 +118,7 @@ struct Common {
 
 #[derive(Args)]
 struct RefArgs {
-    /// Workloads (default: every tree workload).
+    /// Workloads (default: all; `tree`, `mm`, `rcu` name groups).
     #[arg(short, long = "workload", value_delimiter = ',')]
     workloads: Vec<String>,
     #[arg(long)]
@@ -125,21 +132,32 @@ struct RefArgs {
     table: bool,
 }
 
+/// The workloads `--workload` names: none or `all` = every workload; `tree`, `mm`,
+/// `rcu` = a group (`maple list`).
 fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
-    if names.is_empty() || names.iter().any(|n| n == "all") {
-        return Ok(Workload::ALL
-            .into_iter()
-            .filter(|w| w.provider() == Provider::RangeMaps)
-            .collect());
+    if names.is_empty() || names.iter().any(|n| n.trim() == "all") {
+        return Ok(Workload::ALL.to_vec());
     }
     let mut out = Vec::new();
     for n in names {
-        let w = Workload::from_name(n.trim()).ok_or_else(|| {
-            let all: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
-            format!("unknown workload {n:?}; known: {}", all.join(", "))
-        })?;
-        if !out.contains(&w) {
-            out.push(w);
+        let n = n.trim();
+        let ws: Vec<Workload> = match Provider::ALL.into_iter().find(|p| p.name() == n) {
+            Some(p) => Workload::ALL
+                .into_iter()
+                .filter(|w| w.provider() == p)
+                .collect(),
+            None => vec![Workload::from_name(n).ok_or_else(|| {
+                let all: Vec<&str> = Workload::ALL.iter().map(|w| w.name()).collect();
+                format!(
+                    "unknown workload {n:?}; known: {}, or a group: tree, mm, rcu, all",
+                    all.join(", ")
+                )
+            })?],
+        };
+        for w in ws {
+            if !out.contains(&w) {
+                out.push(w);
+            }
         }
     }
     Ok(out)
@@ -187,8 +205,8 @@ fn finish(
         }
         match f {
             Format::Lines => print!("{}{extra_lines}", report::lines(ms)),
-            Format::Table => print!("{}", report::table(ms, impls, reps, false)),
-            Format::Markdown => print!("{}", report::table(ms, impls, reps, true)),
+            Format::Table => print!("{}", report::tables(ms, impls, reps, false)),
+            Format::Markdown => print!("{}", report::tables(ms, impls, reps, true)),
             Format::Json => print!("{}", report::json(ms)),
         }
     }
@@ -217,6 +235,19 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
     };
     let cases = bench::cases(&workloads, sizes);
     bench::check_sizes(&cases)?;
+    let pairs = bench::pairs(&cases, &impls);
+    if pairs.is_empty() {
+        return Err(
+            "none of the selected implementations runs any of the selected workloads \
+             (see `maple list`)"
+                .into(),
+        );
+    }
+    for w in &workloads {
+        if !pairs.iter().any(|(c, _)| c.workload == *w) {
+            eprintln!("note: no selected implementation runs {w} (see `maple list`)");
+        }
+    }
     let plan = plan(&a.common, a.quick);
     let ms = bench::run(&cases, &impls, plan);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();
@@ -284,18 +315,25 @@ fn cmd_reference(a: RefArgs) -> Result<ExitCode, String> {
     };
     bench::check_sizes(&cases)?;
     let mut ok = true;
-    for c in cases
-        .iter()
-        .filter(|c| c.workload.provider() == Provider::RangeMaps)
-    {
+    for c in &cases {
+        let q = c.q.map(|q| format!(" q={q}")).unwrap_or_default();
+        if !c.workload.deterministic() {
+            println!(
+                "workload={} n={}{q} checksum=-  # no checksum: depends on thread timing",
+                c.workload, c.n
+            );
+            continue;
+        }
         let t = std::time::Instant::now();
         let got = reference::expected_checksum(c);
-        let q = c.q.map(|q| format!(" q={q}")).unwrap_or_default();
         let verdict = match expected::table_checksum(c) {
             Some(want) if want == got => "matches WORKLOADS.md".to_string(),
             Some(want) => {
                 ok = false;
                 format!("DIFFERS from WORKLOADS.md's {want}")
+            }
+            None if c.workload.provider() == Provider::MapleMm => {
+                "(from WORKLOADS.md's definition: no table row)".to_string()
             }
             None => "(size not in WORKLOADS.md's table)".to_string(),
         };
@@ -314,20 +352,32 @@ fn cmd_reference(a: RefArgs) -> Result<ExitCode, String> {
 }
 
 fn cmd_list() -> ExitCode {
-    println!("workloads (WORKLOADS.md):");
-    for w in Workload::ALL {
-        let by = match w.provider() {
-            Provider::RangeMaps => "",
-            Provider::MapleMm => "  [address space: maple-mm, not wired in yet]",
+    for p in Provider::ALL {
+        let title = match p {
+            Provider::RangeMaps => "tree workloads (WORKLOADS.md)",
+            Provider::MapleMm => "address-space workloads (WORKLOADS.md, on maple-mm)",
+            Provider::Rcu => "RCU workloads (issue 4; two threads)",
         };
-        println!(
-            "  {:<12} default N {:?} Q {:?}{by}",
-            w.name(),
-            w.default_ns(),
-            w.default_q()
-        );
+        println!("{title}, group `{}`:", p.name());
+        for w in Workload::ALL.into_iter().filter(|w| w.provider() == p) {
+            let q = w.default_q().map(|q| format!(" Q {q}")).unwrap_or_default();
+            let qq = w.quick_q().map(|q| format!(" Q {q}")).unwrap_or_default();
+            let imps: Vec<&str> = peers::IMPLS
+                .iter()
+                .filter(|i| (i.domain)(w))
+                .map(|i| i.name)
+                .collect();
+            println!(
+                "  {:<21} N {:?}{q}; --quick N {:?}{qq}; impl {}",
+                w.name(),
+                w.default_ns(),
+                w.quick_ns(),
+                imps.join(", ")
+            );
+        }
+        println!();
     }
-    println!("\nimplementations:");
+    println!("implementations:");
     for i in peers::IMPLS {
         let d = if i.default {
             ""
@@ -335,10 +385,7 @@ fn cmd_list() -> ExitCode {
             " (not in the default set)"
         };
         println!("  {:<15} {}{d}", i.name, i.about);
-        for w in Workload::ALL
-            .into_iter()
-            .filter(|w| w.provider() == Provider::RangeMaps)
-        {
+        for w in Workload::ALL.into_iter().filter(|&w| (i.domain)(w)) {
             if let Err(why) = (i.support)(w) {
                 println!("  {:<15}   excluded from {}: {why}", "", w.name());
             }
@@ -368,4 +415,202 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expected::Source;
+    use crate::measure::Outcome;
+    use crate::workloads::{FORK_VMAS_NS, QUICK_FORK_VMAS_NS};
+
+    /// The (case, impl) pairs `maple bench ARGS` would measure.
+    fn planned(args: &[&str]) -> Result<Vec<(Case, &'static str)>, String> {
+        let mut argv = vec!["maple", "bench"];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+        let Cmd::Bench(a) = cli.cmd else {
+            unreachable!()
+        };
+        let ws = parse_workloads(&a.workloads)?;
+        let is = parse_impls(&a.impls)?;
+        let cases = bench::cases(
+            &ws,
+            bench::Sizes {
+                n: a.n,
+                q: a.q,
+                quick: a.quick,
+            },
+        );
+        bench::check_sizes(&cases)?;
+        Ok(bench::pairs(&cases, &is)
+            .into_iter()
+            .map(|(c, i)| (c, i.name))
+            .collect())
+    }
+
+    fn names(p: &[(Case, &'static str)]) -> Vec<String> {
+        p.iter()
+            .map(|(c, i)| format!("{} {} {}", c.workload, c.n, i))
+            .collect()
+    }
+
+    #[test]
+    fn fork_vmas_runs_the_three_tree_strategies_at_the_seed_sizes() {
+        let p = planned(&["--workload", "fork_vmas"]).unwrap();
+        assert_eq!(p.len(), 3 * FORK_VMAS_NS.len());
+        for (k, &n) in FORK_VMAS_NS.iter().enumerate() {
+            assert_eq!(
+                names(&p[3 * k..3 * k + 3]),
+                ["mm-insert", "mm-append", "mm-dup"].map(|i| format!("fork_vmas {n} {i}"))
+            );
+        }
+        let p = planned(&["--workload", "fork_vmas", "--impl", "mm-dup", "--quick"]).unwrap();
+        let want: Vec<String> = QUICK_FORK_VMAS_NS
+            .iter()
+            .map(|n| format!("fork_vmas {n} mm-dup"))
+            .collect();
+        assert_eq!(names(&p), want);
+    }
+
+    #[test]
+    fn fork_gb_and_first_write_run_the_page_table_strategies_at_1_gib() {
+        for quick in [false, true] {
+            let mut args = vec!["-w", "fork_gb", "-w", "first_write"];
+            if quick {
+                args.push("--quick");
+            }
+            let p = planned(&args).unwrap();
+            assert_eq!(
+                names(&p),
+                [
+                    "fork_gb 262144 mm-copy",
+                    "fork_gb 262144 mm-cowpte",
+                    "first_write 262144 mm-copy",
+                    "first_write 262144 mm-cowpte"
+                ]
+            );
+        }
+        let p = planned(&["--workload", "mm", "--impl", "mm-cowpte"]).unwrap();
+        assert_eq!(
+            names(&p),
+            ["fork_gb 262144 mm-cowpte", "first_write 262144 mm-cowpte"]
+        );
+    }
+
+    #[test]
+    fn rcu_workloads_and_their_implementations() {
+        let p = planned(&["--workload", "rcu"]).unwrap();
+        assert_eq!(
+            names(&p),
+            [
+                "rcu_read 1000000 maple-rcu",
+                "rcu_read 1000000 maple-rcu-b64",
+                "rcu_read_under_write 1000000 maple-rcu",
+                "rcu_read_under_write 1000000 maple-rcu-b64",
+                "rcu_write 1000000 maple",
+                "rcu_write 1000000 maple-rcu",
+                "rcu_write 1000000 maple-rcu-b64",
+            ]
+        );
+        assert_eq!(p[0].0.q, Some(10_000_000));
+        assert_eq!(p[4].0.q, Some(1_000_000));
+        let p = planned(&["-w", "rcu_write", "-i", "maple,btreemap", "--quick"]).unwrap();
+        assert_eq!(names(&p), ["rcu_write 200000 maple"]);
+        assert_eq!(p[0].0.q, Some(200_000));
+    }
+
+    #[test]
+    fn the_default_run_is_every_workload_with_its_own_implementations() {
+        let p = planned(&[]).unwrap();
+        for w in Workload::ALL {
+            assert!(p.iter().any(|(c, _)| c.workload == w), "{w}");
+        }
+        // No address-space or RCU implementation is paired with a tree workload,
+        // and no peer with an address-space or RCU workload.
+        for (c, i) in &p {
+            let mm = i.starts_with("mm-");
+            let rcu = i.starts_with("maple-rcu");
+            match c.workload.provider() {
+                Provider::RangeMaps => assert!(!mm && !rcu, "{c:?} {i}"),
+                Provider::MapleMm => assert!(mm, "{c:?} {i}"),
+                Provider::Rcu => assert!(rcu || *i == "maple", "{c:?} {i}"),
+            }
+        }
+        assert!(planned(&["-w", "tree"])
+            .unwrap()
+            .iter()
+            .all(|(c, _)| c.workload.provider() == Provider::RangeMaps));
+    }
+
+    #[test]
+    fn bad_selections_are_refused() {
+        assert!(planned(&["-w", "fork_vmaz"]).is_err());
+        assert!(planned(&["-i", "mm-dupe"]).is_err());
+        assert!(planned(&["-w", "load", "-i", "mm-dup"]).unwrap().is_empty());
+        assert!(planned(&["-w", "fork_vmas", "--n", "70000"]).is_err());
+    }
+
+    /// The new workloads end to end through the harness at tiny sizes: every
+    /// measurement a result whose checksum is the reference's.
+    #[test]
+    fn address_space_and_rcu_measurements_at_tiny_sizes() {
+        let cases = [
+            (Workload::ForkVmas, 20_000, None),
+            (Workload::ForkGb, 1024, None),
+            (Workload::FirstWrite, 1024, None),
+            (Workload::RcuRead, 300, Some(5000)),
+            (Workload::RcuReadUnderWrite, 300, Some(100_000)),
+            (Workload::RcuWrite, 300, Some(5000)),
+        ]
+        .map(|(workload, n, q)| Case { workload, n, q });
+        let impls = parse_impls(&[]).unwrap();
+        let plan = Plan {
+            reps: 2,
+            budget: None,
+        };
+        let ms = bench::run(&cases, &impls, plan);
+        assert_eq!(ms.len(), 3 + 2 + 2 + 2 + 2 + 3);
+        for m in &ms {
+            let Outcome::Ok(t) = &m.outcome else {
+                panic!("{}", report::lines(std::slice::from_ref(m)))
+            };
+            if m.case.workload == Workload::RcuReadUnderWrite {
+                assert_eq!(m.expected_from, Source::Unchecked);
+                assert!(t.writer_ns.is_some());
+            } else {
+                assert_eq!(t.checksum, reference::expected_checksum(&m.case));
+            }
+        }
+        let lines = report::lines(&ms);
+        assert!(lines.contains("workload=fork_vmas impl=mm-dup n=20000 ns_per_op="));
+        assert!(lines.contains("workload=fork_gb impl=mm-cowpte n=1024 ns_per_op="));
+        assert!(lines.contains(" checksum=1024 ns_per_gib="));
+        assert!(lines.contains("workload=rcu_read_under_write impl=maple-rcu n=300 q=100000"));
+        assert!(lines.contains(" checksum=- writer_ns_per_store="));
+        let tables = report::tables(&ms, &[], 2, false);
+        assert!(tables.contains("seed 000's table"), "{tables}");
+        assert!(tables.contains("seed 004's experiment"), "{tables}");
+        assert!(tables.contains("reader keeps"), "{tables}");
+        assert!(tables.contains("× plain tree"), "{tables}");
+    }
+
+    /// A wrong checksum of an address-space workload fails the measurement.
+    #[test]
+    fn a_wrong_address_space_checksum_is_a_mismatch() {
+        let imp = peers::by_name("mm-cowpte").unwrap();
+        let case = Case {
+            workload: Workload::FirstWrite,
+            n: 64,
+            q: None,
+        };
+        let want = reference::expected_checksum(&case);
+        let plan = Plan {
+            reps: 1,
+            budget: None,
+        };
+        let m = measure::measure(imp, case, (want + 1, Source::Model), plan, &mut |_| {});
+        assert!(m.is_failure());
+        assert!(matches!(m.outcome, Outcome::Mismatch { got, .. } if got == want));
+    }
 }

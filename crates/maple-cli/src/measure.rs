@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use crate::alloc_count;
-use crate::bodies::Rep;
+use crate::bodies::{Rep, Session};
 use crate::expected::Source;
 use crate::peers::Impl;
 use crate::workloads::{Case, Workload};
@@ -34,6 +34,8 @@ pub struct Timing {
     pub bytes_per_entry: Option<f64>,
     /// Peak live heap bytes per entry while building `seq_store(N)` (seq_store only).
     pub heap_bytes_per_entry: Option<f64>,
+    /// `rcu_read_under_write`: median of the repetitions' writer ns per store.
+    pub writer_ns: Option<f64>,
 }
 
 /// What became of a measurement.
@@ -100,6 +102,18 @@ fn run_caught(imp: &Impl, case: &Case) -> Result<Rep, String> {
     catch_unwind(AssertUnwindSafe(|| (imp.run)(case))).map_err(panic_message)
 }
 
+/// The repetitions of a measurement: the implementation's session (its setup built
+/// once, here), or one call of `run` per repetition.
+fn start_session(imp: &Impl, case: &Case) -> Result<Session, String> {
+    match imp.session {
+        Some(start) => catch_unwind(AssertUnwindSafe(|| start(case))).map_err(panic_message),
+        None => {
+            let (run, case) = (imp.run, *case);
+            Ok(Box::new(move || run(&case)))
+        }
+    }
+}
+
 /// Measures `imp` on `case`; `progress` is told about each repetition.
 pub fn measure(
     imp: &Impl,
@@ -108,7 +122,7 @@ pub fn measure(
     plan: Plan,
     progress: &mut dyn FnMut(&str),
 ) -> Measurement {
-    let outcome = measure_outcome(imp, &case, expected.0, plan, progress);
+    let outcome = measure_outcome(imp, &case, expected, plan, progress);
     Measurement {
         case,
         impl_name: imp.name,
@@ -121,10 +135,13 @@ pub fn measure(
 fn measure_outcome(
     imp: &Impl,
     case: &Case,
-    expected: u64,
+    (expected, source): (u64, Source),
     plan: Plan,
     progress: &mut dyn FnMut(&str),
 ) -> Outcome {
+    // Without a checksum (rcu_read_under_write), a repetition checks what it reads
+    // itself and panics (FAILED) on a wrong value.
+    let checked = source != Source::Unchecked;
     if let Err(why) = (imp.support)(case.workload) {
         return Outcome::Excluded(why.to_string());
     }
@@ -155,15 +172,20 @@ fn measure_outcome(
     }
 
     let mut all = Vec::with_capacity(plan.reps);
+    let mut writer_ns = Vec::new();
     let mut last: Option<Rep> = None;
     let started = Instant::now();
+    let mut session = match start_session(imp, case) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Failed(e),
+    };
     for r in 0..plan.reps {
         let rep_started = Instant::now();
-        let rep = match run_caught(imp, case) {
+        let rep = match catch_unwind(AssertUnwindSafe(&mut session)) {
             Ok(rep) => rep,
-            Err(e) => return Outcome::Failed(e),
+            Err(e) => return Outcome::Failed(panic_message(e)),
         };
-        if rep.checksum != expected {
+        if checked && rep.checksum != expected {
             return Outcome::Mismatch {
                 got: rep.checksum,
                 rep: r + 1,
@@ -171,6 +193,7 @@ fn measure_outcome(
         }
         let ns = rep.elapsed.as_nanos() as f64 / ops;
         all.push(ns);
+        writer_ns.extend(rep.writer_ns);
         progress(&format!("rep {}/{}: {}", r + 1, plan.reps, fmt_ns(ns)));
         last = Some(rep);
         if let Some(budget) = plan.budget {
@@ -185,6 +208,7 @@ fn measure_outcome(
             }
         }
     }
+    drop(session); // the setup, untimed
     let rep = last.expect("at least one repetition");
     let bytes_per_entry = rep
         .node_bytes
@@ -205,6 +229,7 @@ fn measure_outcome(
         checksum: rep.checksum,
         bytes_per_entry,
         heap_bytes_per_entry,
+        writer_ns: (!writer_ns.is_empty()).then(|| median(&writer_ns)),
     })
 }
 
@@ -229,8 +254,10 @@ mod tests {
             name: "fake",
             about: "",
             default: false,
+            domain: |_| true,
             support: |_| Ok(()),
             run,
+            session: None,
         }
     }
 
@@ -253,6 +280,7 @@ mod tests {
             checksum,
             node_bytes: Some(2100),
             entries: 21,
+            writer_ns: None,
         }
     }
 

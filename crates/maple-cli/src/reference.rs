@@ -161,12 +161,36 @@ impl GapOracle<'_> {
     }
 }
 
+/// `first_write`'s checksum for a mapping of `pages` pages (WORKLOADS.md:
+/// 262144), from the definition alone, with no address space: every page of the
+/// parent holds the byte 1 at offset 0 and the child starts as its copy; the child
+/// writes `k % 251 + 2` into page `next() % pages` for k in 0..1024 (a page written
+/// twice keeps the last byte); the checksum sums, over the 1024 pages in write
+/// order, the child's byte plus the parent's (still 1).
+pub fn first_write_checksum(pages: u64) -> u64 {
+    let mut rng = SplitMix64::new();
+    let order: Vec<u64> = (0..1024).map(|_| rng.next_u64() % pages).collect();
+    let mut child: HashMap<u64, u64> = HashMap::new(); // page -> byte; absent = 1
+    for (k, &p) in order.iter().enumerate() {
+        child.insert(p, k as u64 % 251 + 2);
+    }
+    let parent = |_p: u64| 1u64;
+    order
+        .iter()
+        .map(|&p| child.get(&p).copied().unwrap_or(1) + parent(p))
+        .sum()
+}
+
 /// The checksum `case` must produce, computed on the reference model.
+///
+/// # Panics
+/// For `rcu_read_under_write`, which has no checksum (see
+/// [`Workload::deterministic`]).
 pub fn expected_checksum(case: &Case) -> u64 {
     let n = case.n;
     let q = case.q.unwrap_or(0);
     let mut rng = SplitMix64::new();
-    match case.workload {
+    match case.workload.checksum_of() {
         Workload::SeqStore | Workload::Iter | Workload::Dup | Workload::Rebuild => {
             checksum(&seq_store(n))
         }
@@ -231,8 +255,15 @@ pub fn expected_checksum(case: &Case) -> u64 {
             }
             sum
         }
-        Workload::ForkVmas | Workload::ForkGb | Workload::FirstWrite => {
-            panic!("{} is an address-space workload (maple-mm)", case.workload)
+        // N one-page VMAs whose protections alternate never merge, and fork copies
+        // every VMA (none is VM_DONTCOPY): the child has N.
+        Workload::ForkVmas => n,
+        // Every page of the mapping was written before the fork: all resident, and
+        // the child maps every one of them.
+        Workload::ForkGb => n,
+        Workload::FirstWrite => first_write_checksum(n),
+        w @ (Workload::RcuRead | Workload::RcuReadUnderWrite | Workload::RcuWrite) => {
+            panic!("{w} has no checksum of its own")
         }
     }
 }
@@ -310,6 +341,38 @@ mod tests {
             );
             assert_eq!(expected_checksum(&case(Workload::Erase, n, None)), 0);
         }
+    }
+
+    #[test]
+    fn first_write_checksum_from_the_definition() {
+        // 1024 writes into 262144 pages; pinned by an independent computation
+        // (Python, from WORKLOADS.md's text), and equal to what maple-mm's child and
+        // parent read back (`maple bench --workload first_write`).
+        assert_eq!(first_write_checksum(262_144), 128_729);
+        // One page: every write lands on it, the last byte is 1023 % 251 + 2 = 21.
+        assert_eq!(first_write_checksum(1), 1024 * (21 + 1));
+        // Without repeats every page keeps its own byte: sum of (k % 251 + 3).
+        let mut rng = SplitMix64::new();
+        let mut seen = std::collections::HashSet::new();
+        let distinct = (0..1024).all(|_| seen.insert(rng.next_u64() % (1 << 40)));
+        assert!(distinct);
+        let want: u64 = (0..1024u64).map(|k| k % 251 + 3).sum();
+        assert_eq!(first_write_checksum(1 << 40), want);
+    }
+
+    #[test]
+    fn rcu_workloads_reproduce_load_and_overwrite() {
+        for (w, base) in [
+            (Workload::RcuRead, Workload::Load),
+            (Workload::RcuWrite, Workload::Overwrite),
+        ] {
+            assert_eq!(
+                expected_checksum(&case(w, 700, Some(3000))),
+                expected_checksum(&case(base, 700, Some(3000)))
+            );
+        }
+        assert_eq!(expected_checksum(&case(Workload::ForkVmas, 821, None)), 821);
+        assert_eq!(expected_checksum(&case(Workload::ForkGb, 4096, None)), 4096);
     }
 
     #[test]

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
+use crate::expected::Source;
 use crate::measure::{Measurement, Outcome};
-use crate::workloads::Case;
+use crate::workloads::{Case, Provider, Workload};
 
 /// Output format of `maple bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -37,8 +38,29 @@ pub fn human_ns(ns: f64) -> String {
     out
 }
 
+/// `112100.4` -> `"112,100"`: rounded, thousands grouped.
+pub fn grouped(x: f64) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    let digits = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    if x < 0.0 && digits != "0" {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// WORKLOADS.md's format, one line per result:
 /// `workload=load impl=maple n=1000000 q=10000000 ns_per_op=41.7 checksum=3126729663903 bytes_per_entry=16.4`.
+/// `fork_gb` adds `ns_per_gib`; `rcu_read_under_write` has no checksum
+/// (`checksum=-`) and adds `writer_ns_per_store`.
 /// A measurement that is not a result is a `#` comment line saying why.
 pub fn lines(ms: &[Measurement]) -> String {
     let mut s = String::new();
@@ -47,13 +69,24 @@ pub fn lines(ms: &[Measurement]) -> String {
         let q = c.q.map(|q| format!(" q={q}")).unwrap_or_default();
         match &m.outcome {
             Outcome::Ok(t) => {
+                let checksum = if m.expected_from == Source::Unchecked {
+                    "-".to_string()
+                } else {
+                    t.checksum.to_string()
+                };
                 let _ = write!(
                     s,
-                    "workload={} impl={} n={}{q} ns_per_op={:.1} checksum={}",
-                    c.workload, m.impl_name, c.n, t.ns_per_op, t.checksum
+                    "workload={} impl={} n={}{q} ns_per_op={:.1} checksum={checksum}",
+                    c.workload, m.impl_name, c.n, t.ns_per_op
                 );
                 if let Some(b) = t.bytes_per_entry {
                     let _ = write!(s, " bytes_per_entry={b:.1}");
+                }
+                if c.workload == Workload::ForkGb {
+                    let _ = write!(s, " ns_per_gib={:.1}", t.ns_per_op / crate::mm::gib(c.n));
+                }
+                if let Some(w) = t.writer_ns {
+                    let _ = write!(s, " writer_ns_per_store={w:.1}");
                 }
                 s.push('\n');
             }
@@ -82,6 +115,42 @@ fn not_a_result(m: &Measurement, o: &Outcome) -> String {
         ),
         Outcome::Failed(e) => format!("FAILED: {e}"),
     }
+}
+
+/// Every table of a `maple bench` run: the ratio table of the tree workloads, seed
+/// 000's and seed 004's tables (address-space workloads), issue 4's (RCU); each only
+/// when the run has its workloads.
+pub fn tables(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) -> String {
+    let tree: Vec<Measurement> = ms
+        .iter()
+        .filter(|m| m.case.workload.provider() == Provider::RangeMaps)
+        .cloned()
+        .collect();
+    let tree_impls: Vec<&str> = impls
+        .iter()
+        .copied()
+        .filter(|i| tree.iter().any(|m| m.impl_name == *i))
+        .collect();
+    let mut parts = Vec::new();
+    if !tree.is_empty() {
+        parts.push(table(&tree, &tree_impls, reps, markdown));
+    }
+    parts.push(crate::mm::fork_vmas_table(ms, markdown));
+    parts.push(crate::mm::fork_gb_table(ms, markdown));
+    parts.push(crate::rcu::table(ms, markdown));
+    let others: Vec<Measurement> = ms
+        .iter()
+        .filter(|m| m.case.workload.provider() != Provider::RangeMaps && m.is_failure())
+        .cloned()
+        .collect();
+    if !others.is_empty() {
+        parts.push(format!(
+            "NOT RESULTS (address-space / RCU measurements):\n{}",
+            lines(&others)
+        ));
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join("\n")
 }
 
 /// The ratio table: one row per case, one column per implementation; each peer's
@@ -287,17 +356,21 @@ pub fn json(ms: &[Measurement]) -> String {
                 "n": m.case.n,
                 "q": m.case.q,
                 "ops": m.case.ops(),
-                "expected_checksum": m.expected,
+                "expected_checksum": (m.expected_from != Source::Unchecked).then_some(m.expected),
                 "expected_from": m.expected_from.to_string(),
             });
+            let checked = m.expected_from != Source::Unchecked;
             let extra = match &m.outcome {
                 Outcome::Ok(t) => json!({
                     "status": "ok",
                     "ns_per_op": t.ns_per_op,
                     "repetitions_ns_per_op": t.all_ns_per_op,
-                    "checksum": t.checksum,
+                    "checksum": checked.then_some(t.checksum),
                     "bytes_per_entry": t.bytes_per_entry,
                     "heap_bytes_per_entry": t.heap_bytes_per_entry,
+                    "ns_per_gib": (m.case.workload == Workload::ForkGb)
+                        .then(|| t.ns_per_op / crate::mm::gib(m.case.n)),
+                    "writer_ns_per_store": t.writer_ns,
                 }),
                 Outcome::Excluded(why) => json!({"status": "excluded", "reason": why}),
                 Outcome::Mismatch { got, rep } => {
@@ -337,6 +410,7 @@ mod tests {
                 checksum: 3126729663903,
                 bytes_per_entry: bpe,
                 heap_bytes_per_entry: None,
+                writer_ns: None,
             }),
         }
     }

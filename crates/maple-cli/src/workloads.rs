@@ -1,5 +1,6 @@
-//! The workload registry: every workload of WORKLOADS.md, its tree kind, its sizes,
-//! and who provides it. The bodies (what is timed) are in `bodies.rs`.
+//! The workload registry: every workload of WORKLOADS.md, plus issue 4's RCU
+//! benchmark, its tree kind, its sizes, and who provides it. The bodies (what is
+//! timed) are in `bodies.rs` (range maps), `mm.rs` (address spaces) and `rcu.rs`.
 
 use std::fmt;
 
@@ -18,11 +19,18 @@ pub enum Workload {
     GapFwd,
     GapWinRev,
     GapWinFwd,
-    // Address-space workloads: provided by the maple-mm crate (another engineer's);
-    // registered here so that names, sizes and the CLI already know them.
+    // Address-space workloads (WORKLOADS.md, "Address-space workloads"): run on
+    // the maple-mm crate's `AddressSpace` (`mm.rs`).
     ForkVmas,
     ForkGb,
     FirstWrite,
+    // Issue 4's benchmark of the concurrent tree (`rcu.rs`); not in WORKLOADS.md.
+    /// `load`'s lookups by one reader thread through `RcuMapleTree::read`.
+    RcuRead,
+    /// The same reader while a writer thread runs `overwrite` continuously.
+    RcuReadUnderWrite,
+    /// `overwrite` through the RCU writer (`impl=maple-rcu`) or the plain tree.
+    RcuWrite,
 }
 
 /// Which kind of tree a workload builds (WORKLOADS.md's "tree" column).
@@ -36,13 +44,30 @@ pub enum TreeKind {
     AddressSpace,
 }
 
-/// Who runs a workload.
+/// Who runs a workload: the groups of workloads, each with its own
+/// implementations and its own tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
-    /// This crate, against the range-map implementations in `peers/`.
+    /// WORKLOADS.md's tree workloads, against the range-map implementations in `peers/`.
     RangeMaps,
-    /// The maple-mm crate (not wired in yet).
+    /// WORKLOADS.md's address-space workloads, on the maple-mm crate (`mm.rs`).
     MapleMm,
+    /// Issue 4's concurrent-tree benchmark (`rcu.rs`).
+    Rcu,
+}
+
+impl Provider {
+    /// Every group, in output order.
+    pub const ALL: [Provider; 3] = [Provider::RangeMaps, Provider::MapleMm, Provider::Rcu];
+
+    /// The name `--workload` accepts for the whole group.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::RangeMaps => "tree",
+            Provider::MapleMm => "mm",
+            Provider::Rcu => "rcu",
+        }
+    }
 }
 
 /// The N of the fork table in the seed material (and WORKLOADS.md's dup/rebuild sizes).
@@ -55,9 +80,12 @@ pub const FORK_VMAS_NS: [u64; 11] = [
     21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221,
 ];
 
+/// `fork_vmas` with `--quick`: both ends of the table and two points between.
+pub const QUICK_FORK_VMAS_NS: [u64; 4] = [21, 821, 12821, 51221];
+
 impl Workload {
-    /// Every workload, in WORKLOADS.md's order.
-    pub const ALL: [Workload; 15] = [
+    /// Every workload, in WORKLOADS.md's order, then the RCU benchmark.
+    pub const ALL: [Workload; 18] = [
         Workload::SeqStore,
         Workload::RandStore,
         Workload::Load,
@@ -73,6 +101,9 @@ impl Workload {
         Workload::ForkVmas,
         Workload::ForkGb,
         Workload::FirstWrite,
+        Workload::RcuRead,
+        Workload::RcuReadUnderWrite,
+        Workload::RcuWrite,
     ];
 
     /// The name used on the command line and in the output.
@@ -93,6 +124,9 @@ impl Workload {
             Workload::ForkVmas => "fork_vmas",
             Workload::ForkGb => "fork_gb",
             Workload::FirstWrite => "first_write",
+            Workload::RcuRead => "rcu_read",
+            Workload::RcuReadUnderWrite => "rcu_read_under_write",
+            Workload::RcuWrite => "rcu_write",
         }
     }
 
@@ -109,7 +143,10 @@ impl Workload {
             | Workload::Load
             | Workload::Iter
             | Workload::Erase
-            | Workload::Overwrite => TreeKind::Regular,
+            | Workload::Overwrite
+            | Workload::RcuRead
+            | Workload::RcuReadUnderWrite
+            | Workload::RcuWrite => TreeKind::Regular,
             Workload::Dup
             | Workload::Rebuild
             | Workload::GapRev
@@ -122,10 +159,28 @@ impl Workload {
 
     /// Who runs it.
     pub fn provider(self) -> Provider {
-        match self.tree() {
-            TreeKind::AddressSpace => Provider::MapleMm,
+        match self {
+            Workload::RcuRead | Workload::RcuReadUnderWrite | Workload::RcuWrite => Provider::Rcu,
+            _ if self.tree() == TreeKind::AddressSpace => Provider::MapleMm,
             _ => Provider::RangeMaps,
         }
+    }
+
+    /// The WORKLOADS.md workload whose checksum this one reproduces at the same
+    /// (N, Q): `rcu_read` is `load`'s lookups, `rcu_write` is `overwrite`.
+    pub fn checksum_of(self) -> Workload {
+        match self {
+            Workload::RcuRead => Workload::Load,
+            Workload::RcuWrite => Workload::Overwrite,
+            w => w,
+        }
+    }
+
+    /// Whether a run's checksum is determined by (N, Q). Not for
+    /// `rcu_read_under_write`: what the reader sees depends on how far the writer
+    /// has got; every value it reads is checked instead (`rcu.rs`).
+    pub fn deterministic(self) -> bool {
+        self != Workload::RcuReadUnderWrite
     }
 
     /// Whether the workload has a Q (a number of queries separate from N).
@@ -138,6 +193,9 @@ impl Workload {
                 | Workload::GapFwd
                 | Workload::GapWinRev
                 | Workload::GapWinFwd
+                | Workload::RcuRead
+                | Workload::RcuReadUnderWrite
+                | Workload::RcuWrite
         )
     }
 
@@ -157,8 +215,9 @@ impl Workload {
     /// The default Q, for workloads that have one.
     pub fn default_q(self) -> Option<u64> {
         match self {
-            Workload::Load => Some(10_000_000),
+            Workload::Load | Workload::RcuRead | Workload::RcuReadUnderWrite => Some(10_000_000),
             Workload::Overwrite
+            | Workload::RcuWrite
             | Workload::GapRev
             | Workload::GapFwd
             | Workload::GapWinRev
@@ -175,7 +234,9 @@ impl Workload {
             Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
                 vec![20_000]
             }
-            Workload::ForkVmas => vec![21, 821, 12821],
+            Workload::ForkVmas => QUICK_FORK_VMAS_NS.to_vec(),
+            // 1 GiB still: its setup takes about a second, and WORKLOADS.md's
+            // `next() % 262144` is defined for it.
             Workload::ForkGb | Workload::FirstWrite => vec![262_144],
             _ => vec![200_000],
         }
@@ -184,8 +245,8 @@ impl Workload {
     /// `--quick` Q.
     pub fn quick_q(self) -> Option<u64> {
         match self {
-            Workload::Load => Some(2_000_000),
-            Workload::Overwrite => Some(200_000),
+            Workload::Load | Workload::RcuRead | Workload::RcuReadUnderWrite => Some(2_000_000),
+            Workload::Overwrite | Workload::RcuWrite => Some(200_000),
             Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
                 Some(200_000)
             }
@@ -203,13 +264,21 @@ impl Workload {
             | Workload::GapRev
             | Workload::GapFwd
             | Workload::GapWinRev
-            | Workload::GapWinFwd => q,
+            | Workload::GapWinFwd
+            | Workload::RcuRead
+            | Workload::RcuReadUnderWrite
+            | Workload::RcuWrite => q,
             Workload::Dup | Workload::Rebuild => dup_copies(n),
-            Workload::ForkVmas => (200_000 / n.max(1)).max(3),
+            Workload::ForkVmas => fork_vmas_forks(n),
             Workload::ForkGb => 16,
             Workload::FirstWrite => 1024,
         }
     }
+}
+
+/// R = max(3, 200000 / N): the forks of one `fork_vmas` repetition.
+pub fn fork_vmas_forks(n: u64) -> u64 {
+    (200_000 / n.max(1)).max(3)
 }
 
 /// R = max(1, 2000000 / N): the number of copies of a `dup` or `rebuild` run.
@@ -257,6 +326,38 @@ mod tests {
             assert_eq!(w.has_q(), w.default_q().is_some(), "{w}");
             assert_eq!(w.has_q(), w.quick_q().is_some(), "{w}");
         }
+    }
+
+    #[test]
+    fn fork_vmas_forks_is_max_3_200k_over_n() {
+        assert_eq!(fork_vmas_forks(21), 9523);
+        assert_eq!(fork_vmas_forks(51221), 3);
+        assert_eq!(
+            Case {
+                workload: Workload::ForkVmas,
+                n: 821,
+                q: None
+            }
+            .ops(),
+            243
+        );
+    }
+
+    #[test]
+    fn groups_partition_the_workloads() {
+        for w in Workload::ALL {
+            assert_eq!(
+                Provider::ALL.iter().filter(|&&p| p == w.provider()).count(),
+                1
+            );
+        }
+        assert_eq!(Workload::RcuRead.checksum_of(), Workload::Load);
+        assert_eq!(Workload::RcuWrite.checksum_of(), Workload::Overwrite);
+        assert!(!Workload::RcuReadUnderWrite.deterministic());
+        assert!(Workload::ALL
+            .iter()
+            .filter(|w| **w != Workload::RcuReadUnderWrite)
+            .all(|w| w.deterministic()));
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! untimed before the next one, except in `fork_vmas`, whose timed part
 //! includes the child's exit by definition.
 //!
+//! The setups ([`vmas_parent`], [`gb_parent`]) and one repetition of each
+//! timed part ([`fork_vmas_once`], [`fork_gb_once`], [`first_write_once`])
+//! are public too, so that a harness (`maple bench`) can run its own
+//! repetitions on one setup and check every repetition's checksum.
+//!
 //! # Panics
 //!
 //! Every function panics if the address space refuses a step of its
@@ -19,7 +24,7 @@ use crate::flags::{MapFlags, Prot};
 use crate::fork::{ForkOptions, PtStrategy, TreeStrategy};
 use crate::space::AddressSpace;
 use std::hint::black_box;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The VMA counts of seed 000's fork table, at which `fork_vmas` runs.
 pub const FORK_VMAS_N: [usize; 11] = [
@@ -121,6 +126,30 @@ pub fn fork_vmas(n: usize, tree: TreeStrategy) -> BenchResult {
 
 /// [`fork_vmas`] with `reps` forks per repetition.
 fn fork_vmas_reps(n: usize, tree: TreeStrategy, reps: usize) -> BenchResult {
+    let mut mm = vmas_parent(n);
+    let mut samples = Vec::with_capacity(REPS);
+    let mut checksum = 0;
+    for _ in 0..REPS {
+        let (elapsed, c) = fork_vmas_once(&mut mm, tree, reps);
+        samples.push(elapsed.as_nanos() as f64 / reps as f64);
+        checksum = c;
+    }
+    BenchResult {
+        workload: "fork_vmas",
+        implementation: tree.name(),
+        n: n as u64,
+        ops: reps as u64,
+        ns_per_op: median(&samples),
+        samples,
+        checksum,
+    }
+}
+
+/// `fork_vmas`'s parent (the untimed setup): `n` one-page anonymous private
+/// mappings placed top-down, protections alternating read-only /
+/// read-write (the first one read-only), one byte of each read-write page
+/// written and of each read-only page read.
+pub fn vmas_parent(n: usize) -> AddressSpace {
     let mut mm = AddressSpace::new();
     for i in 0..n {
         let prot = if i % 2 == 0 { Prot::READ } else { Prot::RW };
@@ -137,30 +166,36 @@ fn fork_vmas_reps(n: usize, tree: TreeStrategy, reps: usize) -> BenchResult {
             panic!("fork_vmas setup: {f}");
         }
     }
+    mm
+}
+
+/// One repetition of `fork_vmas`'s timed part on `parent` (from
+/// [`vmas_parent`]): `forks` times fork (page tables `mm-copy`) and exit of
+/// the child. Returns the time of the whole repetition and the checksum
+/// (the children's number of VMAs).
+///
+/// # Panics
+/// If a fork fails, or two children have different numbers of VMAs.
+pub fn fork_vmas_once(
+    parent: &mut AddressSpace,
+    tree: TreeStrategy,
+    forks: usize,
+) -> (Duration, u64) {
     let opts = ForkOptions::new(tree, PtStrategy::Copy);
-    let mut samples = Vec::with_capacity(REPS);
-    let mut checksum = 0;
-    for _ in 0..REPS {
-        let t = Instant::now();
-        for _ in 0..reps {
-            let child = match mm.fork_with(opts) {
-                Ok(c) => c,
-                Err(e) => panic!("fork_vmas: fork failed: {e}"),
-            };
-            checksum = child.map_count() as u64;
-            drop(black_box(child));
+    let mut checksum = None;
+    let t = Instant::now();
+    for _ in 0..forks {
+        let child = match parent.fork_with(opts) {
+            Ok(c) => c,
+            Err(e) => panic!("fork_vmas: fork failed: {e}"),
+        };
+        let c = child.map_count() as u64;
+        if *checksum.get_or_insert(c) != c {
+            panic!("fork_vmas: children with {c} and {checksum:?} VMAs");
         }
-        samples.push(t.elapsed().as_nanos() as f64 / reps as f64);
+        drop(black_box(child));
     }
-    BenchResult {
-        workload: "fork_vmas",
-        implementation: tree.name(),
-        n: n as u64,
-        ops: reps as u64,
-        ns_per_op: median(&samples),
-        samples,
-        checksum,
-    }
+    (t.elapsed(), checksum.unwrap_or(0))
 }
 
 /// `fork_gb`'s parent: one private anonymous mapping of `pages` pages with
@@ -197,21 +232,12 @@ pub fn fork_gb(pt: PtStrategy) -> BenchResult {
 /// [`fork_gb`] with a mapping of `pages` pages instead of 262144 (for tests).
 pub fn fork_gb_pages(pages: u64, pt: PtStrategy) -> BenchResult {
     let (mut mm, _) = gb_parent(pages);
-    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
     let mut samples = Vec::with_capacity(REPS);
     let mut checksum = 0;
     for _ in 0..REPS {
-        let mut children = Vec::with_capacity(GB_FORKS);
-        let t = Instant::now();
-        for _ in 0..GB_FORKS {
-            match mm.fork_with(opts) {
-                Ok(c) => children.push(c),
-                Err(e) => panic!("fork_gb: fork failed: {e}"),
-            }
-        }
-        samples.push(t.elapsed().as_nanos() as f64 / GB_FORKS as f64);
-        checksum = children[0].stats().rss_pages;
-        drop(black_box(children));
+        let (elapsed, c) = fork_gb_once(&mut mm, pt);
+        samples.push(elapsed.as_nanos() as f64 / GB_FORKS as f64);
+        checksum = c;
     }
     BenchResult {
         workload: "fork_gb",
@@ -222,6 +248,35 @@ pub fn fork_gb_pages(pages: u64, pt: PtStrategy) -> BenchResult {
         samples,
         checksum,
     }
+}
+
+/// One repetition of `fork_gb`'s timed part on `parent` (from
+/// [`gb_parent`]): 16 forks, the children kept alive until the 16th, then
+/// torn down untimed. Returns the time of the 16 forks and the checksum
+/// (the resident pages of a child).
+///
+/// # Panics
+/// If a fork fails, or two children have different resident pages.
+pub fn fork_gb_once(parent: &mut AddressSpace, pt: PtStrategy) -> (Duration, u64) {
+    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
+    let mut children = Vec::with_capacity(GB_FORKS);
+    let t = Instant::now();
+    for _ in 0..GB_FORKS {
+        match parent.fork_with(opts) {
+            Ok(c) => children.push(c),
+            Err(e) => panic!("fork_gb: fork failed: {e}"),
+        }
+    }
+    let elapsed = t.elapsed();
+    let checksum = children[0].stats().rss_pages;
+    if let Some(c) = children.iter().find(|c| c.stats().rss_pages != checksum) {
+        panic!(
+            "fork_gb: children with {} and {checksum} resident pages",
+            c.stats().rss_pages
+        );
+    }
+    drop(black_box(children));
+    (elapsed, checksum)
 }
 
 /// `first_write`: `fork_gb`'s parent and one child (forked untimed); the
@@ -236,33 +291,12 @@ pub fn first_write(pt: PtStrategy) -> BenchResult {
 /// [`first_write`] with a mapping of `pages` pages (for tests).
 pub fn first_write_pages(pages: u64, pt: PtStrategy) -> BenchResult {
     let (mut mm, base) = gb_parent(pages);
-    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
     let mut samples = Vec::with_capacity(REPS);
     let mut checksum = 0u64;
     for _ in 0..REPS {
-        let mut child = match mm.fork_with(opts) {
-            Ok(c) => c,
-            Err(e) => panic!("first_write: fork failed: {e}"),
-        };
-        let mut rng = SplitMix64::new();
-        let t = Instant::now();
-        for k in 0..FIRST_WRITES {
-            let p = rng.next() % pages;
-            if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
-                panic!("first_write: {f}");
-            }
-        }
-        samples.push(t.elapsed().as_nanos() as f64 / FIRST_WRITES as f64);
-        let mut rng = SplitMix64::new();
-        let mut sum = 0u64;
-        for _ in 0..FIRST_WRITES {
-            let a = base + (rng.next() % pages) * PAGE_SIZE;
-            let c = child.read_byte(a).unwrap_or(0) as u64;
-            let p = mm.read_byte(a).unwrap_or(0) as u64;
-            sum += c + p;
-        }
-        checksum = sum;
-        drop(child);
+        let (elapsed, c) = first_write_once(&mut mm, base, pages, pt);
+        samples.push(elapsed.as_nanos() as f64 / FIRST_WRITES as f64);
+        checksum = c;
     }
     BenchResult {
         workload: "first_write",
@@ -273,6 +307,48 @@ pub fn first_write_pages(pages: u64, pt: PtStrategy) -> BenchResult {
         samples,
         checksum,
     }
+}
+
+/// One repetition of `first_write` on `parent` (from [`gb_parent`]`(pages)`,
+/// its mapping at `base`): a child forked untimed, the random stream reset;
+/// timed: in the child, for k in 0..1024 the byte `k % 251 + 2` written at
+/// offset 0 of page `next() % pages`; then, untimed, the checksum (over the
+/// 1024 pages in order, the byte the child reads back plus the byte the
+/// parent reads) and the child torn down. Returns the time of the 1024
+/// writes and the checksum.
+///
+/// # Panics
+/// If the fork or a write fails.
+pub fn first_write_once(
+    parent: &mut AddressSpace,
+    base: u64,
+    pages: u64,
+    pt: PtStrategy,
+) -> (Duration, u64) {
+    let opts = ForkOptions::new(TreeStrategy::Dup, pt);
+    let mut child = match parent.fork_with(opts) {
+        Ok(c) => c,
+        Err(e) => panic!("first_write: fork failed: {e}"),
+    };
+    let mut rng = SplitMix64::new();
+    let t = Instant::now();
+    for k in 0..FIRST_WRITES {
+        let p = rng.next() % pages;
+        if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
+            panic!("first_write: {f}");
+        }
+    }
+    let elapsed = t.elapsed();
+    let mut rng = SplitMix64::new();
+    let mut sum = 0u64;
+    for _ in 0..FIRST_WRITES {
+        let a = base + (rng.next() % pages) * PAGE_SIZE;
+        let c = child.read_byte(a).unwrap_or(0) as u64;
+        let p = parent.read_byte(a).unwrap_or(0) as u64;
+        sum += c + p;
+    }
+    drop(child);
+    (elapsed, sum)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The implementations under test: maple and the Rust peers a user would pick
 //! instead, each behind [`RangeMapUnderTest`], so that every workload is written once
-//! (`bodies.rs`) and every implementation runs the same code.
+//! (`bodies.rs`) and every implementation runs the same code; and, in the same
+//! registry, the address-space strategies (`mm.rs`) and the concurrent tree (`rcu.rs`).
 
 pub mod btreemap;
 pub mod gap_scan;
@@ -9,8 +10,10 @@ pub mod nodit;
 pub mod rangemap;
 pub mod vm_allocator;
 
-use crate::bodies::{self, Rep};
-use crate::workloads::{Case, Workload};
+use crate::bodies::{self, Rep, Session};
+use crate::workloads::{Case, Provider, Workload};
+use crate::{mm, rcu};
+use maple_mm::{PtStrategy, TreeStrategy};
 
 /// Direction of a gap search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,65 +76,158 @@ pub struct Impl {
     pub about: &'static str,
     /// In the default `--impl` set.
     pub default: bool,
-    /// Whether it runs `workload`.
+    /// The workloads it is measured on (a column of their tables); it is not paired
+    /// with any other.
+    pub domain: fn(Workload) -> bool,
+    /// Within its domain: whether it runs `workload`, and if not, why (an
+    /// excluded measurement, reported as such).
     pub support: fn(Workload) -> Support,
-    /// One repetition of a case.
+    /// One repetition of a case, setup included.
     pub run: fn(&Case) -> Rep,
+    /// For implementations whose setup the repetitions of one measurement share
+    /// (as the address-space workloads do): builds the setup, untimed, and returns
+    /// one repetition at each call. `None`: every repetition is a call of `run`.
+    pub session: Option<fn(&Case) -> Session>,
 }
 
-fn all_tree_workloads(w: Workload) -> Support {
-    match w.provider() {
-        crate::workloads::Provider::RangeMaps => Ok(()),
-        crate::workloads::Provider::MapleMm => Err(ADDRESS_SPACE),
+impl Impl {
+    /// Whether it is paired with `w` and runs it.
+    pub fn runs(&self, w: Workload) -> bool {
+        (self.domain)(w) && (self.support)(w).is_ok()
     }
 }
 
-const ADDRESS_SPACE: &str =
-    "address-space workload: provided by the maple-mm crate, not wired into this command yet";
+fn tree_workloads(w: Workload) -> bool {
+    w.provider() == Provider::RangeMaps
+}
+
+/// maple: the tree workloads, and the plain-tree side of `rcu_write`.
+fn maple_domain(w: Workload) -> bool {
+    tree_workloads(w) || w == Workload::RcuWrite
+}
+
+fn all_supported(_: Workload) -> Support {
+    Ok(())
+}
 
 /// Every implementation, maple first.
 pub const IMPLS: &[Impl] = &[
     Impl {
         name: "maple",
-        about: "maple_tree::MapleTree<u64> (this project)",
+        about: "maple_tree::MapleTree<u64> (this project); in rcu_write, the plain tree",
         default: true,
-        support: all_tree_workloads,
+        domain: maple_domain,
+        support: all_supported,
         run: |c| bodies::run::<maple::Maple>(c),
+        session: None,
     },
     Impl {
         name: "maple-noappend",
         about: "MapleTree<u64> with set_append_path(false): what the append fast path buys",
         default: false,
-        support: all_tree_workloads,
+        domain: tree_workloads,
+        support: all_supported,
         run: |c| bodies::run::<maple::MapleNoAppend>(c),
+        session: None,
     },
     Impl {
         name: "btreemap",
         about: "std BTreeMap<start, (end, value)> range map, hand-written as a user would",
         default: true,
-        support: all_tree_workloads,
+        domain: tree_workloads,
+        support: all_supported,
         run: |c| bodies::run::<btreemap::BTreeRangeMap>(c),
+        session: None,
     },
     Impl {
         name: "rangemap",
         about: rangemap::ABOUT,
         default: true,
-        support: all_tree_workloads,
+        domain: tree_workloads,
+        support: all_supported,
         run: rangemap::run,
+        session: None,
     },
     Impl {
         name: "nodit",
         about: "nodit::NoditMap<u64, Interval<u64>, u64> with insert_overwrite",
         default: true,
-        support: all_tree_workloads,
+        domain: tree_workloads,
+        support: all_supported,
         run: |c| bodies::run::<nodit::Nodit>(c),
+        session: None,
     },
     Impl {
         name: "vm-allocator",
         about: vm_allocator::ABOUT,
         default: true,
+        domain: tree_workloads,
         support: vm_allocator::support,
         run: |c| bodies::run::<vm_allocator::VmAllocator>(c),
+        session: None,
+    },
+    Impl {
+        name: "mm-insert",
+        about: "maple-mm fork: each VMA inserted into an empty tree, append path off (before seeds 000, 002)",
+        default: true,
+        domain: mm::tree_workloads,
+        support: all_supported,
+        run: |c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Insert))(),
+        session: Some(|c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Insert))),
+    },
+    Impl {
+        name: "mm-append",
+        about: "maple-mm fork: VMAs stored in order with the append fast path (seed 002)",
+        default: true,
+        domain: mm::tree_workloads,
+        support: all_supported,
+        run: |c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Append))(),
+        session: Some(|c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Append))),
+    },
+    Impl {
+        name: "mm-dup",
+        about: "maple-mm fork: the VMA tree duplicated with a value map (__mt_dup, seed 000)",
+        default: true,
+        domain: mm::tree_workloads,
+        support: all_supported,
+        run: |c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Dup))(),
+        session: Some(|c| mm::session(c, mm::Strategy::Tree(TreeStrategy::Dup))),
+    },
+    Impl {
+        name: "mm-copy",
+        about: "maple-mm fork: every present PTE copied, frame refcounts (Linux's copy_page_range)",
+        default: true,
+        domain: mm::page_table_workloads,
+        support: all_supported,
+        run: |c| mm::session(c, mm::Strategy::PageTables(PtStrategy::Copy))(),
+        session: Some(|c| mm::session(c, mm::Strategy::PageTables(PtStrategy::Copy))),
+    },
+    Impl {
+        name: "mm-cowpte",
+        about: "maple-mm fork: whole PTE tables shared copy-on-write (seed 004)",
+        default: true,
+        domain: mm::page_table_workloads,
+        support: all_supported,
+        run: |c| mm::session(c, mm::Strategy::PageTables(PtStrategy::CowPte))(),
+        session: Some(|c| mm::session(c, mm::Strategy::PageTables(PtStrategy::CowPte))),
+    },
+    Impl {
+        name: "maple-rcu",
+        about: "maple_tree::RcuMapleTree<u64>: one read() guard per lookup, one write() guard per store",
+        default: true,
+        domain: rcu::domain,
+        support: all_supported,
+        run: |c| rcu::session::<1>(c)(),
+        session: Some(rcu::session::<1>),
+    },
+    Impl {
+        name: "maple-rcu-b64",
+        about: "RcuMapleTree<u64>: one guard per 64 lookups (readers) / 64 stores (rcu_write)",
+        default: true,
+        domain: rcu::domain,
+        support: all_supported,
+        run: |c| rcu::session::<{ rcu::BATCH }>(c)(),
+        session: Some(rcu::session::<{ rcu::BATCH }>),
     },
 ];
 
@@ -145,7 +241,6 @@ mod tests {
     use super::*;
     use crate::bodies::checksum;
     use crate::reference::expected_checksum;
-    use crate::workloads::Provider;
 
     /// Every implementation, on every workload it supports, at small sizes,
     /// reproduces the reference model's checksum. (`dup` / `rebuild` always copy
@@ -165,7 +260,7 @@ mod tests {
                     q: w.has_q().then_some(3000),
                 };
                 let want = expected_checksum(&case);
-                for imp in IMPLS.iter().filter(|i| (i.support)(w).is_ok()) {
+                for imp in IMPLS.iter().filter(|i| i.runs(w)) {
                     let got = (imp.run)(&case).checksum;
                     assert_eq!(got, want, "impl={} {case:?}", imp.name);
                 }

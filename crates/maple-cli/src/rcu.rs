@@ -1,0 +1,496 @@
+//! Issue 4's benchmark of the concurrent tree, `RcuMapleTree<u64>`, in the same
+//! harness and line format as WORKLOADS.md's workloads (5 repetitions in one
+//! process, the median):
+//!
+//! * `rcu_read`: one reader thread runs `load`'s lookups (Q times
+//!   `x = next() % 16N` from the reset stream, the sum of the values found) on a
+//!   regular tree filled by `seq_store(N)`, untimed. The tree is filled as a plain
+//!   `MapleTree` and moved into RCU mode (O(1)), so its nodes are laid out as
+//!   `load impl=maple`'s are and the difference is the cost of reading in RCU mode.
+//!   Checksum: `load`'s at the same (N, Q).
+//! * `rcu_read_under_write`: the same reader while a second thread writes through
+//!   the `WriteGuard` without pause until the reader is done: `overwrite`'s stores
+//!   (`a = next() % 16N`, `len = 1 + next() % 64`, value `q + 1`) from its own
+//!   stream, which it resets after N stores (one `overwrite` pass with Q = N) and
+//!   starts again. The sum depends on timing, so there is no checksum (`checksum=-`);
+//!   instead every value the reader gets must be one that `seq_store` or a store of
+//!   the writer could have put there, `1 ..= N` (both number their values from 1
+//!   and stop at N), or the run fails. The tree is rebuilt for every repetition.
+//! * `rcu_write`: `overwrite` (checksum verified) through the RCU writer, no
+//!   reader; its plain-tree side is `impl=maple` (`bodies.rs`).
+//!
+//! `impl=maple-rcu` takes one guard per operation (a `read()` per lookup, a
+//! `write()` per store: what a caller that does one thing at a time pays);
+//! `impl=maple-rcu-b64` one guard per 64 lookups (or stores). The writer of
+//! `rcu_read_under_write` takes one `write()` per store in both.
+//!
+//! Threads: at most two run, the reader pinned to CPU 1 and the writer to CPU 0
+//! (best effort, `sched_setaffinity`); the main thread only waits for them.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use maple_tree::{MapleTree, RcuMapleTree};
+
+use crate::bodies::{Rep, Session};
+use crate::measure::{Measurement, Outcome};
+use crate::report::{human_ns, render};
+use crate::rng::SplitMix64;
+use crate::workloads::{Case, Workload};
+
+/// Operations per guard of `impl=maple-rcu-b64`.
+pub const BATCH: usize = 64;
+
+/// The CPU the reader thread is pinned to.
+pub const READER_CPU: usize = 1;
+/// The CPU the writer thread is pinned to.
+pub const WRITER_CPU: usize = 0;
+
+/// issue 4's target: the reader keeps at least this share of its solo throughput.
+pub const TARGET_KEPT: f64 = 0.80;
+
+/// The domain of `maple-rcu` and `maple-rcu-b64`.
+pub fn domain(w: Workload) -> bool {
+    matches!(
+        w,
+        Workload::RcuRead | Workload::RcuReadUnderWrite | Workload::RcuWrite
+    )
+}
+
+/// Pins the calling thread to `cpu` (modulo the CPUs there are); whether it worked.
+pub fn pin_current_thread(cpu: usize) -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        // SAFETY: `set` is a plain bit mask initialised by CPU_ZERO / CPU_SET, and
+        // sched_setaffinity(0, ..) only changes the calling thread's affinity.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_ZERO(&mut set);
+            libc::CPU_SET(cpu % cpus, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
+/// `seq_store(n)` into a regular `MapleTree`, moved into RCU mode.
+fn seq_tree(n: u64) -> RcuMapleTree<u64> {
+    let mut t = MapleTree::new();
+    for i in 0..n {
+        t.insert(16 * i..=16 * i + 9, i + 1);
+    }
+    RcuMapleTree::from(t)
+}
+
+/// What the reader did.
+struct Read {
+    elapsed: Duration,
+    sum: u64,
+    /// Values outside `1..=max_value`, and the last one seen (index, value).
+    bad: u64,
+    last_bad: (u64, u64),
+}
+
+/// `load`'s lookups through `read()` guards, `B` lookups per guard.
+fn reader<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64, max_value: u64) -> Read {
+    let mut rng = SplitMix64::new(); // reset
+    let span = 16 * n;
+    let (mut sum, mut bad, mut last_bad) = (0u64, 0u64, (0, 0));
+    let start = Instant::now();
+    let mut left = q;
+    while left > 0 {
+        let k = left.min(B as u64);
+        let guard = tree.read();
+        for _ in 0..k {
+            let x = rng.next_u64() % span;
+            if let Some(&v) = guard.get(x) {
+                sum = sum.wrapping_add(v);
+                if v.wrapping_sub(1) >= max_value {
+                    bad += 1;
+                    last_bad = (x, v);
+                }
+            }
+        }
+        drop(guard);
+        left -= k;
+    }
+    Read {
+        elapsed: start.elapsed(),
+        sum,
+        bad,
+        last_bad,
+    }
+}
+
+/// `overwrite`'s stores, one `write()` per store, in passes of `n` stores (the
+/// stream reset at each), until `stop`. Publishes its store count in `stores`.
+fn writer(
+    tree: &RcuMapleTree<u64>,
+    n: u64,
+    started: &AtomicBool,
+    stop: &AtomicBool,
+    stores: &AtomicU64,
+) -> u64 {
+    let span = 16 * n;
+    let mut rng = SplitMix64::new();
+    let (mut k, mut count) = (0u64, 0u64);
+    started.store(true, Ordering::Release);
+    while !stop.load(Ordering::Relaxed) {
+        let a = rng.next_u64() % span;
+        let len = 1 + rng.next_u64() % 64;
+        tree.write().insert(a..=a + len - 1, k + 1);
+        k += 1;
+        count += 1;
+        stores.store(count, Ordering::Relaxed);
+        if k == n {
+            k = 0;
+            rng = SplitMix64::new();
+        }
+    }
+    count
+}
+
+fn fail_on_bad(what: &str, r: &Read, max_value: u64) {
+    if r.bad > 0 {
+        panic!(
+            "{what}: the reader got {} value(s) outside 1..={max_value}, e.g. {} at index {}",
+            r.bad, r.last_bad.1, r.last_bad.0
+        );
+    }
+}
+
+fn join<T>(h: thread::ScopedJoinHandle<'_, T>, who: &str) -> T {
+    match h.join() {
+        Ok(t) => t,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            panic!("the {who} thread panicked: {msg}")
+        }
+    }
+}
+
+/// One `rcu_read` repetition on `tree`: the reader alone on its thread.
+fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
+    let r = thread::scope(|s| {
+        let h = s.spawn(|| {
+            pin_current_thread(READER_CPU);
+            reader::<B>(tree, n, q, n)
+        });
+        join(h, "reader")
+    });
+    fail_on_bad("rcu_read", &r, n);
+    Rep::timed(r.elapsed, r.sum)
+}
+
+/// One `rcu_read_under_write` repetition: a fresh tree, the writer started first,
+/// then the reader; the writer stops when the reader is done.
+fn read_under_write<const B: usize>(n: u64, q: u64) -> Rep {
+    let tree = seq_tree(n);
+    let started = AtomicBool::new(false);
+    let stop = AtomicBool::new(false);
+    let stores = AtomicU64::new(0);
+    let (r, during) = thread::scope(|s| {
+        let w = s.spawn(|| {
+            pin_current_thread(WRITER_CPU);
+            writer(&tree, n, &started, &stop, &stores)
+        });
+        let r = s.spawn(|| {
+            pin_current_thread(READER_CPU);
+            while !started.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
+            let s0 = stores.load(Ordering::Relaxed);
+            let r = reader::<B>(&tree, n, q, n);
+            let s1 = stores.load(Ordering::Relaxed);
+            stop.store(true, Ordering::Relaxed);
+            (r, s1 - s0)
+        });
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| join(r, "reader")));
+        stop.store(true, Ordering::Relaxed);
+        let written = join(w, "writer");
+        match r {
+            Ok((r, during)) => {
+                assert!(written >= during);
+                (r, during)
+            }
+            Err(e) => std::panic::resume_unwind(e),
+        }
+    });
+    fail_on_bad("rcu_read_under_write", &r, n);
+    if during == 0 {
+        panic!("rcu_read_under_write: the writer stored nothing while the reader ran");
+    }
+    Rep {
+        writer_ns: Some(r.elapsed.as_nanos() as f64 / during as f64),
+        ..Rep::timed(r.elapsed, r.sum)
+    }
+}
+
+/// One `rcu_write` repetition: `seq_store(N)` untimed, then `overwrite`'s Q stores
+/// through `write()` guards, `B` stores per guard; checksum: `checksum(tree)`.
+fn write<const B: usize>(n: u64, q: u64) -> Rep {
+    let tree = seq_tree(n);
+    let mut rng = SplitMix64::new(); // reset
+    let span = 16 * n;
+    let start = Instant::now();
+    let mut k = 0u64;
+    while k < q {
+        let end = q.min(k + B as u64);
+        let mut w = tree.write();
+        while k < end {
+            let a = rng.next_u64() % span;
+            let len = 1 + rng.next_u64() % 64;
+            w.insert(a..=a + len - 1, k + 1);
+            k += 1;
+        }
+    }
+    let elapsed = start.elapsed();
+    let plain = tree.into_inner();
+    let sum = plain
+        .iter()
+        .fold(0u64, |s, (r, &v)| s.wrapping_add(r.start() ^ r.end() ^ v));
+    Rep::timed(elapsed, sum)
+}
+
+/// The repetitions of `case` for `impl=maple-rcu` (`B` = 1) or `maple-rcu-b64`.
+///
+/// # Panics
+/// If `case` is not an RCU workload.
+pub fn session<const B: usize>(case: &Case) -> Session {
+    let (n, q) = (case.n, case.q.unwrap_or(0));
+    match case.workload {
+        Workload::RcuRead => {
+            let tree = seq_tree(n);
+            Box::new(move || read_solo::<B>(&tree, n, q))
+        }
+        Workload::RcuReadUnderWrite => Box::new(move || read_under_write::<B>(n, q)),
+        Workload::RcuWrite => Box::new(move || write::<B>(n, q)),
+        w => panic!("{w} is not an RCU workload"),
+    }
+}
+
+fn find<'a>(ms: &'a [Measurement], w: Workload, imp: &str) -> Option<&'a Measurement> {
+    ms.iter()
+        .find(|m| m.case.workload == w && m.impl_name == imp && m.ns_per_op().is_some())
+}
+
+fn cell(m: Option<&Measurement>) -> String {
+    m.and_then(|m| m.ns_per_op())
+        .map(human_ns)
+        .unwrap_or_else(|| "—".into())
+}
+
+/// issue 4's table: the reader alone and under the writer (and what share of its
+/// throughput it keeps), the writer in RCU mode against the plain tree. Empty when
+/// `ms` has no RCU result.
+pub fn table(ms: &[Measurement], markdown: bool) -> String {
+    if !ms
+        .iter()
+        .any(|m| domain(m.case.workload) && matches!(m.outcome, Outcome::Ok(_)))
+    {
+        return String::new();
+    }
+    let mut out = String::new();
+    let readers: Vec<&str> = ["maple-rcu", "maple-rcu-b64"]
+        .into_iter()
+        .filter(|i| {
+            find(ms, Workload::RcuRead, i).is_some()
+                || find(ms, Workload::RcuReadUnderWrite, i).is_some()
+        })
+        .collect();
+    let mut kept_main: Option<f64> = None;
+    if !readers.is_empty() {
+        let header: Vec<String> = [
+            "impl",
+            "lookups per guard",
+            "alone ns/lookup",
+            "under write ns/lookup",
+            "reader keeps",
+            "writer ns/store meanwhile",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut rows = Vec::new();
+        for imp in &readers {
+            let solo = find(ms, Workload::RcuRead, imp);
+            let under = find(ms, Workload::RcuReadUnderWrite, imp);
+            let kept = match (
+                solo.and_then(|m| m.ns_per_op()),
+                under.and_then(|m| m.ns_per_op()),
+            ) {
+                (Some(a), Some(b)) => Some(a / b),
+                _ => None,
+            };
+            if *imp == "maple-rcu" {
+                kept_main = kept;
+            }
+            let writer = under
+                .and_then(|m| match &m.outcome {
+                    Outcome::Ok(t) => t.writer_ns,
+                    _ => None,
+                })
+                .map(human_ns)
+                .unwrap_or_else(|| "—".into());
+            rows.push(vec![
+                imp.to_string(),
+                if *imp == "maple-rcu" { "1" } else { "64" }.to_string(),
+                cell(solo),
+                cell(under),
+                kept.map(|k| format!("{:.1}%", 100.0 * k))
+                    .unwrap_or_else(|| "—".into()),
+                writer,
+            ]);
+        }
+        if let Some(load) = find(ms, Workload::Load, "maple") {
+            rows.push(vec![
+                "maple (load)".into(),
+                "no guard".into(),
+                cell(Some(load)),
+                "—".into(),
+                "—".into(),
+                "—".into(),
+            ]);
+        }
+        let size = ms
+            .iter()
+            .find(|m| {
+                matches!(
+                    m.case.workload,
+                    Workload::RcuRead | Workload::RcuReadUnderWrite
+                )
+            })
+            .map(|m| format!("N={} Q={}", m.case.n, m.case.q.unwrap_or(0)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "rcu_read, rcu_read_under_write — issue 4: one reader thread ({size}), alone and \
+             while a writer thread stores without pause"
+        );
+        if markdown {
+            out.push('\n');
+        }
+        out.push_str(&render(&header, &rows, markdown));
+        if markdown {
+            out.push('\n');
+        }
+        out.push_str(
+            "reader keeps = alone ns / under-write ns (the share of its solo throughput). The \
+             writer runs overwrite's stores (one write() guard each) on the other CPU; \
+             'meanwhile' = the reader's time / the writer's stores in it.\n",
+        );
+        if let Some(k) = kept_main {
+            let _ = writeln!(
+                out,
+                "issue 4 target: the reader keeps at least {:.0}% of its solo throughput while \
+                 the writer runs: {:.1}% (maple-rcu) — {}.",
+                100.0 * TARGET_KEPT,
+                100.0 * k,
+                if k >= TARGET_KEPT { "met" } else { "NOT met" }
+            );
+        }
+    }
+    let writers: Vec<&str> = ["maple", "maple-rcu", "maple-rcu-b64"]
+        .into_iter()
+        .filter(|i| find(ms, Workload::RcuWrite, i).is_some())
+        .collect();
+    if !writers.is_empty() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let base = find(ms, Workload::RcuWrite, "maple").and_then(|m| m.ns_per_op());
+        let size = find(ms, Workload::RcuWrite, writers[0])
+            .map(|m| format!("N={} Q={}", m.case.n, m.case.q.unwrap_or(0)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "rcu_write — issue 4: overwrite ({size}) through the RCU writer vs the plain tree, \
+             no reader"
+        );
+        if markdown {
+            out.push('\n');
+        }
+        let header: Vec<String> = ["impl", "stores per guard", "ns/store", "× plain tree"]
+            .map(String::from)
+            .to_vec();
+        let rows: Vec<Vec<String>> = writers
+            .iter()
+            .map(|imp| {
+                let m = find(ms, Workload::RcuWrite, imp);
+                let ns = m.and_then(|m| m.ns_per_op());
+                vec![
+                    imp.to_string(),
+                    match *imp {
+                        "maple" => "—",
+                        "maple-rcu" => "1",
+                        _ => "64",
+                    }
+                    .to_string(),
+                    cell(m),
+                    match (ns, base) {
+                        (Some(a), Some(b)) => format!("{:.2}", a / b),
+                        _ => "—".into(),
+                    },
+                ]
+            })
+            .collect();
+        out.push_str(&render(&header, &rows, markdown));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::expected_checksum;
+
+    fn case(workload: Workload, n: u64, q: u64) -> Case {
+        Case {
+            workload,
+            n,
+            q: Some(q),
+        }
+    }
+
+    #[test]
+    fn rcu_read_and_rcu_write_reproduce_load_and_overwrite() {
+        for (n, q) in [(1, 100), (21, 3000), (700, 3000)] {
+            for w in [Workload::RcuRead, Workload::RcuWrite] {
+                let c = case(w, n, q);
+                let want = expected_checksum(&c);
+                let mut one = session::<1>(&c);
+                let mut batched = session::<BATCH>(&c);
+                assert_eq!(one().checksum, want, "{c:?}");
+                assert_eq!(one().checksum, want, "{c:?}, second repetition");
+                assert_eq!(batched().checksum, want, "{c:?}, batched");
+            }
+        }
+    }
+
+    #[test]
+    fn rcu_read_under_write_sees_only_plausible_values() {
+        let c = case(Workload::RcuReadUnderWrite, 500, 100_000);
+        for mut s in [session::<1>(&c), session::<BATCH>(&c)] {
+            let r = s();
+            assert!(r.writer_ns.is_some_and(|w| w > 0.0));
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "outside 1..=")]
+    fn an_implausible_value_fails_the_run() {
+        let tree = seq_tree(10);
+        tree.write().insert(0..=9, 11); // 11 > N: no store of the workload makes it
+        read_solo::<1>(&tree, 10, 1000);
+    }
+}
