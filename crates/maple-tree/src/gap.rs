@@ -70,7 +70,7 @@ impl GapQuery {
             let mut i = if self.hi >= max {
                 count - 1
             } else {
-                node.slot_of(self.hi)
+                node.slot_of_rev(self.hi)
             };
             loop {
                 let s = node.slot_start(i, min);

@@ -557,6 +557,17 @@ impl Snap {
         i
     }
 
+    /// The slot holding `index`, scanning from the last slot down (cheaper
+    /// when `index` is near the node's end, as in top-down gap search).
+    #[inline]
+    pub(crate) fn slot_of_rev(&self, index: u64) -> usize {
+        let mut i = self.count() - 1;
+        while i > 0 && self.node.pivot(i - 1) >= index {
+            i -= 1;
+        }
+        i
+    }
+
     #[inline]
     pub(crate) fn slot_start(&self, i: usize, min: u64) -> u64 {
         self.node.slot_start(i, min)
