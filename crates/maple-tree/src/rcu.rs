@@ -322,9 +322,9 @@ impl<V> WriteGuard<'_, V> {
     /// Removes the entry containing `index` and returns its range. The value
     /// is dropped once no reader can still see it.
     pub fn remove(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
-        let range = self.inner.get_key_value(index)?.0;
+        let mut path = crate::walk::Path::new();
+        let range = self.inner.entry_at(&mut path, index)?;
         self.write(|t| {
-            let mut path = crate::walk::Path::new();
             t.remove_at(&mut path, range.clone());
         });
         Some(range)

@@ -95,28 +95,11 @@ fn no_split<V>(_: &V, _: RangeInclusive<u64>) -> V {
 }
 
 impl<V> MapleTree<V> {
-    fn with_kind(alloc: bool) -> Self {
+    const fn with_kind(alloc: bool) -> Self {
         MapleTree {
             root: None,
             height: 0,
             alloc,
-            len: 0,
-            append_path: true,
-            paths: WritePaths::default(),
-            pool: NodePool::new(),
-            limbo: None,
-            _owns: PhantomData,
-        }
-    }
-
-    /// An empty regular tree.
-    #[doc(alias = "mt_init")]
-    #[doc(alias = "DEFINE_MTREE")]
-    pub const fn new() -> Self {
-        MapleTree {
-            root: None,
-            height: 0,
-            alloc: false,
             len: 0,
             append_path: true,
             paths: WritePaths {
@@ -131,6 +114,13 @@ impl<V> MapleTree<V> {
             limbo: None,
             _owns: PhantomData,
         }
+    }
+
+    /// An empty regular tree.
+    #[doc(alias = "mt_init")]
+    #[doc(alias = "DEFINE_MTREE")]
+    pub const fn new() -> Self {
+        Self::with_kind(false)
     }
 
     /// An empty allocation tree: internal nodes record the largest gap of
@@ -273,14 +263,16 @@ impl<V> MapleTree<V> {
         value: V,
     ) -> Result<(), OccupiedError<V>> {
         let (first, last) = bounds(&range);
-        if let Some((occupied, _)) = self.range(first..=last).next() {
+        // One walk both checks the range and positions the store.
+        let mut path = Path::new();
+        path.descend(self.root, self.height, first);
+        if let Some(occupied) = path.entry_until(last) {
             return Err(OccupiedError {
                 range: first..=last,
                 occupied,
                 value,
             });
         }
-        let mut path = Path::new();
         self.store_at(
             &mut path,
             first,
@@ -303,9 +295,15 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_erase")]
     #[doc(alias = "mas_erase")]
     pub fn remove(&mut self, index: u64) -> Option<(RangeInclusive<u64>, V)> {
-        let range = self.get_key_value(index)?.0;
         let mut path = Path::new();
+        let range = self.entry_at(&mut path, index)?;
         self.remove_at(&mut path, range)
+    }
+
+    /// Walks `path` to `index` and returns the range of the entry there.
+    pub(crate) fn entry_at(&self, path: &mut Path, index: u64) -> Option<RangeInclusive<u64>> {
+        path.descend(self.root, self.height, index);
+        path.entry_until(index)
     }
 
     /// Removes the entry that exactly covers `range`.

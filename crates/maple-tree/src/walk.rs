@@ -8,7 +8,7 @@
 
 use crate::node::{NodePtr, Snap};
 use core::mem::MaybeUninit;
-use core::ops::{Index, IndexMut};
+use core::ops::{Index, IndexMut, RangeInclusive};
 
 /// More levels than any tree that fits in memory can have: a non-root node
 /// has at least 4 children, and 4^24 nodes of 256 bytes is 64 PiB.
@@ -253,6 +253,27 @@ impl Path {
         self.lv[h].idx -= 1;
         self.descend_edge(h, 0, true);
         true
+    }
+
+    /// The first entry from the path's slot on that starts at or before
+    /// `last`, stepping the path forward while it looks (at most one step:
+    /// an absent slot is always followed by an entry).
+    pub(crate) fn entry_until(&mut self, last: u64) -> Option<RangeInclusive<u64>> {
+        if self.height == 0 {
+            return None;
+        }
+        loop {
+            let leaf = self.lv[0];
+            if leaf.start() > last {
+                return None;
+            }
+            if leaf.node.is_present(leaf.idx) {
+                return Some(leaf.start()..=leaf.end());
+            }
+            if leaf.end() >= last || !self.next_slot() {
+                return None;
+            }
+        }
     }
 
     /// Whether the leaf slot holds a value.
