@@ -115,20 +115,23 @@ impl fmt::Display for CheckError {
 #[cfg(feature = "std")]
 impl std::error::Error for CheckError {}
 
-/// How many stores took each write path (see the crate docs, "Write paths").
+/// Which write paths stores took (see the crate docs, "Design"). The first
+/// three count stores; `split` and `rebalance` count levels, so one store
+/// that splits a leaf and its parent counts two splits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WritePaths {
-    /// The store matched one existing slot exactly: the value was replaced in place.
+    /// Stores that matched one existing slot exactly: the value was replaced in place.
     pub exact_fit: u64,
-    /// The store landed in the last slot of a leaf and was appended in place (seed 002).
+    /// Stores inside the absent last slot of a leaf, appended in place (seed 002).
     pub append: u64,
-    /// The leaf was rewritten in place (its new contents fit one node).
+    /// Stores whose leaf still fit one node: its slots spliced in place, or
+    /// (RCU mode, or when a neighbouring leaf was involved) rebuilt as one new leaf.
     pub node_rewrite: u64,
-    /// A leaf overflowed and was split (possibly up to the root).
+    /// Levels at which a node overflowed and was split.
     pub split: u64,
-    /// The store spanned more than one leaf.
+    /// Stores that spanned more than one leaf.
     pub spanning: u64,
-    /// A node under its minimum was merged with or refilled from a neighbour.
+    /// Levels at which a node under its minimum took in a neighbour.
     pub rebalance: u64,
 }
 

@@ -28,8 +28,10 @@
 //!   never touches its children: this keeps writes cheap and lets one pointer
 //!   store publish a rebuilt subtree.
 //! * **Writes are classified**, cheapest first: exact fit and append (seed 002)
-//!   in place; otherwise the touched leaves are rebuilt and the change carried
-//!   up: rewrite, split, spanning store, rebalance, root growth and collapse.
+//!   in place; a store that stays inside one leaf which still fits splices
+//!   that leaf's slots in place (not in RCU mode); otherwise the touched
+//!   leaves are rebuilt and the change carried up: rewrite, split, spanning
+//!   store, rebalance, root growth and collapse.
 //!   [`Stats::write_paths`] counts which path each store took.
 //! * **Nodes come from the tree's own pool** of chunks with a LIFO free list,
 //!   not one global allocation per node.

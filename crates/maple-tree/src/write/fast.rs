@@ -1,8 +1,10 @@
-//! The in-place write paths: exact fit and append (seed 002).
+//! The in-place write paths: exact fit, append (seed 002), and the in-place
+//! leaf splice.
 //!
-//! Neither moves an existing slot: exact fit replaces one slot word, append
-//! writes the new slots past the leaf's last one and then shortens the old
-//! last slot by storing its pivot. Both keep the path valid.
+//! Exact fit replaces one slot word; append writes the new slots past the
+//! leaf's last one and then publishes them with one header store, so both
+//! are safe with concurrent readers. The splice moves slots inside the leaf,
+//! so it is used only outside RCU mode. All three keep the path valid.
 
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
