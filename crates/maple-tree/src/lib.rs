@@ -58,7 +58,7 @@
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the
 //!   crate is `no_std` + `alloc`.
-//! * `failpoints`: the [`failpoints`] module, which makes node allocation fail
+//! * `failpoints`: the `failpoints` module, which makes node allocation fail
 //!   on purpose, for testing fallible operations.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
