@@ -91,14 +91,9 @@ impl<V> MapleTree<V> {
         let safe = limbo.safe.load(Ordering::Acquire);
         let mut ready = Vec::new();
         while limbo.sealed.front().is_some_and(|&(g, _)| g <= safe) {
-            ready.extend(
-                limbo
-                    .sealed
-                    .pop_front()
-                    .map(|(_, batch)| batch)
-                    .into_iter()
-                    .flatten(),
-            );
+            if let Some((_, batch)) = limbo.sealed.pop_front() {
+                ready.extend(batch);
+            }
         }
         self.free_garbage(ready);
     }
