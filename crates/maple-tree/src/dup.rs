@@ -12,7 +12,7 @@
 //! frees every node made so far and drops every value mapped so far, once.
 
 use crate::error::{AllocError, DupError};
-use crate::node::{value_word, NodePtr};
+use crate::node::{value_word, Kind, NodePtr};
 use crate::pool::NodePool;
 use crate::tree::MapleTree;
 use core::convert::Infallible;
@@ -56,12 +56,12 @@ impl<V> MapleTree<V> {
         copy.pool
             .reserve(self.pool.live())
             .map_err(DupError::Alloc)?;
-        let raw = copy.pool.alloc_raw().map_err(DupError::Alloc)?;
-        let new_root = NodePtr::copy_empty(raw, root);
+        let new_root = NodePtr::from_raw(copy.pool.alloc_raw().map_err(DupError::Alloc)?);
         copy.root = Some(new_root);
         copy.height = self.height;
-        // From here on `copy` is a well-formed partial tree: on error, its
-        // drop frees what was made.
+        // `dup_node` writes the root's header on every path, so from here on
+        // `copy` is a well-formed partial tree: on error, its drop frees
+        // what was made.
         dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f)?;
         Ok(copy)
     }
@@ -88,17 +88,19 @@ impl<V> MapleTree<V> {
     }
 }
 
-/// Publishes a copied leaf's value bits (and counts them) when dropped,
-/// whether the leaf was finished or `f` failed or panicked part way.
+/// Publishes a copied leaf's header, with the value bits of the values mapped
+/// so far (and counts them), when dropped: whether the leaf was finished or
+/// `f` failed or panicked part way.
 struct LeafBits<'a> {
     node: NodePtr,
+    count: usize,
     bits: u16,
     len: &'a mut usize,
 }
 
 impl Drop for LeafBits<'_> {
     fn drop(&mut self) {
-        self.node.set_present_bits(self.bits);
+        self.node.publish_leaf(self.count, self.bits);
         *self.len += self.bits.count_ones() as usize;
     }
 }
@@ -107,19 +109,22 @@ impl Drop for LeafBits<'_> {
 /// dropped, finished or not.
 struct Linked {
     node: NodePtr,
+    kind: Kind,
     count: usize,
 }
 
 impl Drop for Linked {
     fn drop(&mut self) {
-        self.node.set_count(self.count);
+        self.node.publish_count(self.kind, self.count);
     }
 }
 
-/// Fills in the copy `dst` of `src`: maps the values of a leaf, or copies and
-/// links each child of an internal node, in DFS pre-order. The guards keep
-/// the partial copy well-formed on every early exit, so that dropping it
-/// drops exactly the values made and frees exactly the nodes linked.
+/// Fills in the copy `dst` (fresh pool memory) of `src`: copies the node,
+/// then maps the values of a leaf, or copies and links each child of an
+/// internal node, in DFS pre-order. `src`'s header is read once. The guards
+/// write `dst`'s header on every exit, keeping the partial copy well-formed,
+/// so that dropping it drops exactly the values made and frees exactly the
+/// nodes linked.
 fn dup_node<V, W, E>(
     pool: &mut NodePool,
     len: &mut usize,
@@ -127,35 +132,40 @@ fn dup_node<V, W, E>(
     src: NodePtr,
     f: &mut impl FnMut(&V) -> Result<W, E>,
 ) -> Result<(), DupError<E>> {
-    if src.is_leaf() {
+    let from = src.peek();
+    // Pivots, gaps and raw slot words; the header is rewritten by a guard.
+    dst.copy_from(src);
+    if from.is_leaf() {
         let mut done = LeafBits {
             node: dst,
+            count: from.count(),
             bits: 0,
             len,
         };
-        let mut bits = src.present_bits();
+        let mut bits = from.present_bits();
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let w = f(src.value::<V>(i)).map_err(DupError::Map)?;
+            let w = f(from.value::<V>(i)).map_err(DupError::Map)?;
             dst.set_value_word(i, value_word(w));
             done.bits |= 1 << i;
         }
         return Ok(());
     }
-    let count = src.count();
+    let (kind, count) = (from.kind(), from.count());
     let mut linked = Linked {
         node: dst,
+        kind,
         count: 0,
     };
     for i in 0..count {
-        let child = src.child(i);
+        let child = from.child(i);
         // Start reading the next sibling while this one is copied.
         if i + 1 < count {
-            src.child(i + 1).prefetch();
+            from.child(i + 1).prefetch();
         }
-        let copy = NodePtr::copy_empty(pool.alloc_raw().map_err(DupError::Alloc)?, child);
-        dst.set_child(i, copy);
+        let copy = NodePtr::from_raw(pool.alloc_raw().map_err(DupError::Alloc)?);
+        dst.set_child_of(kind, i, copy);
         linked.count = i + 1;
         dup_node(pool, len, copy, child, f)?;
     }

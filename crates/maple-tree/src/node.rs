@@ -261,6 +261,23 @@ impl NodePtr {
         self.set_header(Header::new(h.kind(), h.count(), bits));
     }
 
+    /// Sets the kind and count of an internal node in one store, without
+    /// reading the header first (duplication links children one by one).
+    #[inline]
+    pub(crate) fn publish_count(self, kind: Kind, count: usize) {
+        debug_assert!(kind != Kind::Leaf && count <= kind.capacity());
+        self.set_header(Header::new(kind, count, 0));
+    }
+
+    /// Sets child `i` of an internal node of `kind` (known to the caller, so
+    /// the header is not read).
+    #[inline]
+    pub(crate) fn set_child_of(self, kind: Kind, i: usize, child: NodePtr) {
+        debug_assert!(kind != Kind::Leaf && i < kind.capacity());
+        self.child_slot_of(kind, i)
+            .store(child.0.as_ptr(), Ordering::Release)
+    }
+
     /// Sets the count and the value bits in one store: how the append path
     /// makes its new slots visible to concurrent readers all at once.
     #[inline]
@@ -405,19 +422,6 @@ impl NodePtr {
         }
     }
 
-    /// Makes `raw` (fresh pool memory) a copy of `src` holding nothing yet:
-    /// pivots and gaps copied, the leaf's value bits clear, or the internal
-    /// node's count 0 (children are linked one by one). One header store.
-    #[inline]
-    pub(crate) fn copy_empty(raw: NonNull<Node>, src: NodePtr) -> NodePtr {
-        let dst = NodePtr(raw);
-        dst.copy_from(src);
-        let h = src.header();
-        let count = if h.kind() == Kind::Leaf { h.count() } else { 0 };
-        dst.set_header(Header::new(h.kind(), count, 0));
-        dst
-    }
-
     /// Makes `self` a byte-for-byte copy of `src` (header, pivots, slots, gaps).
     /// Slot words are copied as raw bytes: the caller decides who owns values.
     #[inline]
@@ -544,6 +548,12 @@ impl Snap {
     #[inline]
     pub(crate) fn is_present(&self, i: usize) -> bool {
         self.header.present() & (1 << i) != 0
+    }
+
+    /// Leaf presence bits.
+    #[inline]
+    pub(crate) fn present_bits(&self) -> u16 {
+        self.header.present()
     }
 
     /// The slot holding `index` (which the node covers).
