@@ -25,9 +25,19 @@ pub struct Rep {
     pub node_bytes: Option<usize>,
     /// Number of entries the node bytes are divided by.
     pub entries: usize,
-    /// `rcu_read_under_write`: ns per store of the writer thread while the reader's
-    /// lookups were timed.
-    pub writer_ns: Option<f64>,
+    /// `rcu_read_under_write`: what the reader did alone and what the writer did.
+    pub shared: Option<SharedRead>,
+}
+
+/// One `rcu_read_under_write` repetition beyond its timed part (the reader under
+/// the writer).
+#[derive(Debug, Clone, Copy)]
+pub struct SharedRead {
+    /// The reader's ns per lookup in the segments of the repetition in which the
+    /// writer was paused (interleaved with the timed ones, on the same tree).
+    pub solo_ns: f64,
+    /// The writer's ns per store while the reader's timed lookups ran.
+    pub writer_ns: f64,
 }
 
 impl Rep {
@@ -38,7 +48,7 @@ impl Rep {
             checksum,
             node_bytes: None,
             entries: 0,
-            writer_ns: None,
+            shared: None,
         }
     }
 }
@@ -101,7 +111,7 @@ fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -119,7 +129,7 @@ fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -143,7 +153,7 @@ fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -164,7 +174,7 @@ fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: last,
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -183,7 +193,7 @@ fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
         checksum: t.len() as u64,
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -205,7 +215,7 @@ fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         checksum: checksum(&t),
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -230,7 +240,7 @@ fn copies<P: RangeMapUnderTest>(n: u64, copy: impl Fn(&P) -> P) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }
 
@@ -284,6 +294,6 @@ fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
         checksum: sum,
         node_bytes,
         entries,
-        writer_ns: None,
+        shared: None,
     }
 }

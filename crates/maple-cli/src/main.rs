@@ -577,7 +577,8 @@ mod tests {
             };
             if m.case.workload == Workload::RcuReadUnderWrite {
                 assert_eq!(m.expected_from, Source::Unchecked);
-                assert!(t.writer_ns.is_some());
+                let sh = t.shared.expect("rcu_read_under_write reports the writer");
+                assert!(sh.writer_ns > 0.0 && sh.solo_ns > 0.0 && sh.kept > 0.0);
             } else {
                 assert_eq!(t.checksum, reference::expected_checksum(&m.case));
             }
@@ -588,6 +589,8 @@ mod tests {
         assert!(lines.contains(" checksum=1024 ns_per_gib="));
         assert!(lines.contains("workload=rcu_read_under_write impl=maple-rcu n=300 q=100000"));
         assert!(lines.contains(" checksum=- writer_ns_per_store="));
+        assert!(lines.contains(" solo_ns_per_op="));
+        assert!(lines.contains(" reader_keeps="));
         let tables = report::tables(&ms, &[], 2, false);
         assert!(tables.contains("seed 000's table"), "{tables}");
         assert!(tables.contains("seed 004's experiment"), "{tables}");

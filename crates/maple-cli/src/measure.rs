@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use crate::alloc_count;
-use crate::bodies::{Rep, Session};
+use crate::bodies::{Rep, Session, SharedRead};
 use crate::expected::Source;
 use crate::peers::Impl;
 use crate::workloads::{Case, Workload};
@@ -34,8 +34,21 @@ pub struct Timing {
     pub bytes_per_entry: Option<f64>,
     /// Peak live heap bytes per entry while building `seq_store(N)` (seq_store only).
     pub heap_bytes_per_entry: Option<f64>,
-    /// `rcu_read_under_write`: median of the repetitions' writer ns per store.
-    pub writer_ns: Option<f64>,
+    /// `rcu_read_under_write`: the medians of its repetitions' [`SharedRead`]s.
+    pub shared: Option<SharedTiming>,
+}
+
+/// The medians over the repetitions of `rcu_read_under_write`.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedTiming {
+    /// The reader's ns per lookup while the writer was paused.
+    pub solo_ns: f64,
+    /// The writer's ns per store while the reader was timed.
+    pub writer_ns: f64,
+    /// The median of each repetition's `solo ns / under-write ns`: the share of
+    /// its solo throughput the reader kept, paired within a repetition so that the
+    /// machine's drift between repetitions cancels.
+    pub kept: f64,
 }
 
 /// What became of a measurement.
@@ -172,7 +185,7 @@ fn measure_outcome(
     }
 
     let mut all = Vec::with_capacity(plan.reps);
-    let mut writer_ns = Vec::new();
+    let mut shared = Vec::new();
     let mut last: Option<Rep> = None;
     let started = Instant::now();
     let mut session = match start_session(imp, case) {
@@ -193,8 +206,23 @@ fn measure_outcome(
         }
         let ns = rep.elapsed.as_nanos() as f64 / ops;
         all.push(ns);
-        writer_ns.extend(rep.writer_ns);
-        progress(&format!("rep {}/{}: {}", r + 1, plan.reps, fmt_ns(ns)));
+        shared.extend(rep.shared.map(|sh| (sh, ns)));
+        let alone = rep
+            .shared
+            .map(|sh| {
+                format!(
+                    " (alone {}: keeps {:.1}%)",
+                    fmt_ns(sh.solo_ns),
+                    100.0 * sh.solo_ns / ns
+                )
+            })
+            .unwrap_or_default();
+        progress(&format!(
+            "rep {}/{}: {}{alone}",
+            r + 1,
+            plan.reps,
+            fmt_ns(ns)
+        ));
         last = Some(rep);
         if let Some(budget) = plan.budget {
             let spent = started.elapsed();
@@ -229,7 +257,20 @@ fn measure_outcome(
         checksum: rep.checksum,
         bytes_per_entry,
         heap_bytes_per_entry,
-        writer_ns: (!writer_ns.is_empty()).then(|| median(&writer_ns)),
+        shared: shared_timing(&shared),
+    })
+}
+
+/// The medians of the repetitions' [`SharedRead`]s, each with its timed ns/op.
+fn shared_timing(reps: &[(SharedRead, f64)]) -> Option<SharedTiming> {
+    if reps.is_empty() {
+        return None;
+    }
+    let of = |f: fn(&(SharedRead, f64)) -> f64| median(&reps.iter().map(f).collect::<Vec<_>>());
+    Some(SharedTiming {
+        solo_ns: of(|(sh, _)| sh.solo_ns),
+        writer_ns: of(|(sh, _)| sh.writer_ns),
+        kept: of(|(sh, under)| sh.solo_ns / under),
     })
 }
 
@@ -280,7 +321,7 @@ mod tests {
             checksum,
             node_bytes: Some(2100),
             entries: 21,
-            writer_ns: None,
+            shared: None,
         }
     }
 

@@ -8,14 +8,19 @@
 //!   `MapleTree` and moved into RCU mode (O(1)), so its nodes are laid out as
 //!   `load impl=maple`'s are and the difference is the cost of reading in RCU mode.
 //!   Checksum: `load`'s at the same (N, Q).
-//! * `rcu_read_under_write`: the same reader while a second thread writes through
-//!   the `WriteGuard` without pause until the reader is done: `overwrite`'s stores
-//!   (`a = next() % 16N`, `len = 1 + next() % 64`, value `q + 1`) from its own
-//!   stream, which it resets after N stores (one `overwrite` pass with Q = N) and
-//!   starts again. The sum depends on timing, so there is no checksum (`checksum=-`);
-//!   instead every value the reader gets must be one that `seq_store` or a store of
-//!   the writer could have put there, `1 ..= N` (both number their values from 1
-//!   and stop at N), or the run fails. The tree is rebuilt for every repetition.
+//! * `rcu_read_under_write`: the same reader on a fresh `seq_store(N)` tree, in
+//!   2 × [`SEGMENTS`] segments that alternate between a writer thread paused and
+//!   one storing without pause: `overwrite`'s stores (`a = next() % 16N`,
+//!   `len = 1 + next() % 64`, value `q + 1`) from its own stream, which it resets
+//!   after N stores (one `overwrite` pass with Q = N) and starts again. Each half
+//!   makes Q lookups, continuing one `load` stream; the timed part is the half
+//!   under the writer, and the paused half gives the reader's solo time *in the
+//!   same repetition, on the same tree*: the machine's drift (large on shared
+//!   VMs) cancels in their ratio, and so does the tree's change of shape under
+//!   the writer. The sum depends on timing, so there is no checksum
+//!   (`checksum=-`); instead every value the reader gets must be one that
+//!   `seq_store` or a store of the writer could have put there, `1 ..= N` (both
+//!   number their values from 1 and stop at N), or the run fails.
 //! * `rcu_write`: `overwrite` (checksum verified) through the RCU writer, no
 //!   reader; its plain-tree side is `impl=maple` (`bodies.rs`).
 //!
@@ -28,13 +33,13 @@
 //! (best effort, `sched_setaffinity`); the main thread only waits for them.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use maple_tree::{MapleTree, RcuMapleTree};
 
-use crate::bodies::{Rep, Session};
+use crate::bodies::{Rep, Session, SharedRead};
 use crate::measure::{Measurement, Outcome};
 use crate::report::{human_ns, render};
 use crate::rng::SplitMix64;
@@ -98,9 +103,27 @@ struct Read {
     last_bad: (u64, u64),
 }
 
-/// `load`'s lookups through `read()` guards, `B` lookups per guard.
-fn reader<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64, max_value: u64) -> Read {
-    let mut rng = SplitMix64::new(); // reset
+/// Adds what another run of the reader did.
+impl std::ops::AddAssign for Read {
+    fn add_assign(&mut self, r: Read) {
+        self.elapsed += r.elapsed;
+        self.sum = self.sum.wrapping_add(r.sum);
+        self.bad += r.bad;
+        if r.bad > 0 {
+            self.last_bad = r.last_bad;
+        }
+    }
+}
+
+/// `q` of `load`'s lookups (continuing `rng`) through `read()` guards, `B`
+/// lookups per guard.
+fn reader<const B: usize>(
+    tree: &RcuMapleTree<u64>,
+    rng: &mut SplitMix64,
+    n: u64,
+    q: u64,
+    max_value: u64,
+) -> Read {
     let span = 16 * n;
     let (mut sum, mut bad, mut last_bad) = (0u64, 0u64, (0, 0));
     let start = Instant::now();
@@ -129,32 +152,76 @@ fn reader<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64, max_value: u
     }
 }
 
+/// Segments per half of an `rcu_read_under_write` repetition.
+pub const SEGMENTS: u64 = 10;
+
+/// How the reader of `rcu_read_under_write` steers the writer.
+struct Steering {
+    /// The segment the reader is about to run: the writer stores in odd ones and
+    /// pauses in even ones; [`Steering::STOP`] ends it.
+    phase: AtomicU64,
+    /// The last phase the writer has acted on: in an odd one it has stored at
+    /// least once, in an even one it has finished its last store.
+    acked: AtomicU64,
+    /// The writer's stores so far.
+    stores: AtomicU64,
+}
+
+impl Steering {
+    const STOP: u64 = u64::MAX;
+    const NOT_STARTED: u64 = u64::MAX - 1;
+
+    fn new() -> Steering {
+        Steering {
+            phase: AtomicU64::new(0),
+            acked: AtomicU64::new(Self::NOT_STARTED),
+            stores: AtomicU64::new(0),
+        }
+    }
+
+    /// Moves the writer (thread `writer`) to `phase` and waits until it is there.
+    fn enter(&self, phase: u64, writer: &Thread) {
+        self.phase.store(phase, Ordering::Release);
+        writer.unpark();
+        while self.acked.load(Ordering::Acquire) != phase {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 /// `overwrite`'s stores, one `write()` per store, in passes of `n` stores (the
-/// stream reset at each), until `stop`. Publishes its store count in `stores`.
-fn writer(
-    tree: &RcuMapleTree<u64>,
-    n: u64,
-    started: &AtomicBool,
-    stop: &AtomicBool,
-    stores: &AtomicU64,
-) -> u64 {
+/// stream reset at each), in the phases `steer` says, until it says stop.
+/// Returns the number of stores.
+fn writer(tree: &RcuMapleTree<u64>, n: u64, steer: &Steering) -> u64 {
     let span = 16 * n;
     let mut rng = SplitMix64::new();
     let (mut k, mut count) = (0u64, 0u64);
-    started.store(true, Ordering::Release);
-    while !stop.load(Ordering::Relaxed) {
+    loop {
+        let phase = steer.phase.load(Ordering::Acquire);
+        if phase == Steering::STOP {
+            return count;
+        }
+        if phase % 2 == 0 {
+            // Paused: asleep, not spinning, so that the reader runs as if alone
+            // (a spinning thread may share the host core with the reader's vCPU).
+            if steer.acked.load(Ordering::Relaxed) != phase {
+                steer.acked.store(phase, Ordering::Release);
+            }
+            thread::park();
+            continue;
+        }
         let a = rng.next_u64() % span;
         let len = 1 + rng.next_u64() % 64;
         tree.write().insert(a..=a + len - 1, k + 1);
         k += 1;
         count += 1;
-        stores.store(count, Ordering::Relaxed);
+        steer.stores.store(count, Ordering::Relaxed);
+        steer.acked.store(phase, Ordering::Release);
         if k == n {
             k = 0;
             rng = SplitMix64::new();
         }
     }
-    count
 }
 
 fn fail_on_bad(what: &str, r: &Read, max_value: u64) {
@@ -185,7 +252,7 @@ fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
     let r = thread::scope(|s| {
         let h = s.spawn(|| {
             pin_current_thread(READER_CPU);
-            reader::<B>(tree, n, q, n)
+            reader::<B>(tree, &mut SplitMix64::new(), n, q, n)
         });
         join(h, "reader")
     });
@@ -193,47 +260,81 @@ fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
     Rep::timed(r.elapsed, r.sum)
 }
 
-/// One `rcu_read_under_write` repetition: a fresh tree, the writer started first,
-/// then the reader; the writer stops when the reader is done.
+/// The reader's side of `rcu_read_under_write`: the segments, alternately with
+/// the writer paused and storing. Returns (paused, storing, stores while storing).
+fn steered_reader<const B: usize>(
+    tree: &RcuMapleTree<u64>,
+    steer: &Steering,
+    writer: &Thread,
+    n: u64,
+    q: u64,
+) -> (Read, Read, u64) {
+    let mut rng = SplitMix64::new(); // reset; one stream across the segments
+    let empty = || Read {
+        elapsed: Duration::ZERO,
+        sum: 0,
+        bad: 0,
+        last_bad: (0, 0),
+    };
+    let (mut paused, mut storing, mut stores) = (empty(), empty(), 0);
+    for i in 0..SEGMENTS {
+        // Each half makes q lookups in all: segment i takes its share of them.
+        let share = q * (i + 1) / SEGMENTS - q * i / SEGMENTS;
+        steer.enter(2 * i, writer);
+        let s0 = steer.stores.load(Ordering::Relaxed);
+        paused += reader::<B>(tree, &mut rng, n, share, n);
+        let s1 = steer.stores.load(Ordering::Relaxed);
+        assert_eq!(
+            s0, s1,
+            "rcu_read_under_write: the writer stored while paused"
+        );
+        steer.enter(2 * i + 1, writer);
+        let s0 = steer.stores.load(Ordering::Relaxed);
+        storing += reader::<B>(tree, &mut rng, n, share, n);
+        stores += steer.stores.load(Ordering::Relaxed) - s0;
+    }
+    (paused, storing, stores)
+}
+
+/// One `rcu_read_under_write` repetition: a fresh tree, the writer thread, and
+/// the reader steering it through the segments.
 fn read_under_write<const B: usize>(n: u64, q: u64) -> Rep {
     let tree = seq_tree(n);
-    let started = AtomicBool::new(false);
-    let stop = AtomicBool::new(false);
-    let stores = AtomicU64::new(0);
-    let (r, during) = thread::scope(|s| {
+    let steer = Steering::new();
+    let (paused, storing, during) = thread::scope(|s| {
         let w = s.spawn(|| {
             pin_current_thread(WRITER_CPU);
-            writer(&tree, n, &started, &stop, &stores)
+            writer(&tree, n, &steer)
         });
-        let r = s.spawn(|| {
+        let writer_thread = w.thread().clone();
+        let (tree, steer_ref, wt) = (&tree, &steer, writer_thread.clone());
+        let r = s.spawn(move || {
             pin_current_thread(READER_CPU);
-            while !started.load(Ordering::Acquire) {
-                std::hint::spin_loop();
-            }
-            let s0 = stores.load(Ordering::Relaxed);
-            let r = reader::<B>(&tree, n, q, n);
-            let s1 = stores.load(Ordering::Relaxed);
-            stop.store(true, Ordering::Relaxed);
-            (r, s1 - s0)
+            steered_reader::<B>(tree, steer_ref, &wt, n, q)
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| join(r, "reader")));
-        stop.store(true, Ordering::Relaxed);
+        steer.phase.store(Steering::STOP, Ordering::Release);
+        writer_thread.unpark();
         let written = join(w, "writer");
         match r {
-            Ok((r, during)) => {
-                assert!(written >= during);
-                (r, during)
+            Ok(r) => {
+                assert!(written >= r.2);
+                r
             }
             Err(e) => std::panic::resume_unwind(e),
         }
     });
-    fail_on_bad("rcu_read_under_write", &r, n);
+    fail_on_bad("rcu_read_under_write (writer paused)", &paused, n);
+    fail_on_bad("rcu_read_under_write", &storing, n);
     if during == 0 {
         panic!("rcu_read_under_write: the writer stored nothing while the reader ran");
     }
     Rep {
-        writer_ns: Some(r.elapsed.as_nanos() as f64 / during as f64),
-        ..Rep::timed(r.elapsed, r.sum)
+        shared: Some(SharedRead {
+            solo_ns: paused.elapsed.as_nanos() as f64 / q as f64,
+            writer_ns: storing.elapsed.as_nanos() as f64 / during as f64,
+        }),
+        ..Rep::timed(storing.elapsed, storing.sum)
     }
 }
 
@@ -314,7 +415,8 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         let header: Vec<String> = [
             "impl",
             "lookups per guard",
-            "alone ns/lookup",
+            "alone (rcu_read) ns/lookup",
+            "writer paused ns/lookup",
             "under write ns/lookup",
             "reader keeps",
             "writer ns/store meanwhile",
@@ -325,31 +427,24 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         for imp in &readers {
             let solo = find(ms, Workload::RcuRead, imp);
             let under = find(ms, Workload::RcuReadUnderWrite, imp);
-            let kept = match (
-                solo.and_then(|m| m.ns_per_op()),
-                under.and_then(|m| m.ns_per_op()),
-            ) {
-                (Some(a), Some(b)) => Some(a / b),
+            let shared = under.and_then(|m| match &m.outcome {
+                Outcome::Ok(t) => t.shared,
                 _ => None,
-            };
+            });
             if *imp == "maple-rcu" {
-                kept_main = kept;
+                kept_main = shared.map(|sh| sh.kept);
             }
-            let writer = under
-                .and_then(|m| match &m.outcome {
-                    Outcome::Ok(t) => t.writer_ns,
-                    _ => None,
-                })
-                .map(human_ns)
-                .unwrap_or_else(|| "—".into());
+            let dash = || "—".to_string();
             rows.push(vec![
                 imp.to_string(),
                 if *imp == "maple-rcu" { "1" } else { "64" }.to_string(),
                 cell(solo),
+                shared.map(|sh| human_ns(sh.solo_ns)).unwrap_or_else(dash),
                 cell(under),
-                kept.map(|k| format!("{:.1}%", 100.0 * k))
-                    .unwrap_or_else(|| "—".into()),
-                writer,
+                shared
+                    .map(|sh| format!("{:.1}%", 100.0 * sh.kept))
+                    .unwrap_or_else(dash),
+                shared.map(|sh| human_ns(sh.writer_ns)).unwrap_or_else(dash),
             ]);
         }
         if let Some(load) = find(ms, Workload::Load, "maple") {
@@ -357,6 +452,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
                 "maple (load)".into(),
                 "no guard".into(),
                 cell(Some(load)),
+                "—".into(),
                 "—".into(),
                 "—".into(),
                 "—".into(),
@@ -384,10 +480,14 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         if markdown {
             out.push('\n');
         }
-        out.push_str(
-            "reader keeps = alone ns / under-write ns (the share of its solo throughput). The \
-             writer runs overwrite's stores (one write() guard each) on the other CPU; \
-             'meanwhile' = the reader's time / the writer's stores in it.\n",
+        let _ = writeln!(
+            out,
+            "Each rcu_read_under_write repetition alternates {SEGMENTS} segments with the writer \
+             paused and {SEGMENTS} with it storing (overwrite's stores, one write() guard each, \
+             on the other CPU), Q lookups per half, on one tree; reader keeps = the median over \
+             the repetitions of paused ns / under-write ns (the share of its solo throughput \
+             kept). 'meanwhile' = the reader's time under write / the writer's stores in it. \
+             rcu_read is the reader alone on a fresh seq_store tree, in its own repetitions."
         );
         if let Some(k) = kept_main {
             let _ = writeln!(
@@ -482,7 +582,10 @@ mod tests {
         let c = case(Workload::RcuReadUnderWrite, 500, 100_000);
         for mut s in [session::<1>(&c), session::<BATCH>(&c)] {
             let r = s();
-            assert!(r.writer_ns.is_some_and(|w| w > 0.0));
+            let sh = r
+                .shared
+                .expect("the writer's and the paused reader's numbers");
+            assert!(sh.writer_ns > 0.0 && sh.solo_ns > 0.0);
         }
     }
 

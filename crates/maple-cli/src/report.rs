@@ -60,7 +60,9 @@ pub fn grouped(x: f64) -> String {
 /// WORKLOADS.md's format, one line per result:
 /// `workload=load impl=maple n=1000000 q=10000000 ns_per_op=41.7 checksum=3126729663903 bytes_per_entry=16.4`.
 /// `fork_gb` adds `ns_per_gib`; `rcu_read_under_write` has no checksum
-/// (`checksum=-`) and adds `writer_ns_per_store`.
+/// (`checksum=-`) and adds `writer_ns_per_store`, `solo_ns_per_op` (the reader
+/// while the writer paused, interleaved) and `reader_keeps` (the median of the
+/// repetitions' solo / under-write ratios).
 /// A measurement that is not a result is a `#` comment line saying why.
 pub fn lines(ms: &[Measurement]) -> String {
     let mut s = String::new();
@@ -85,8 +87,12 @@ pub fn lines(ms: &[Measurement]) -> String {
                 if c.workload == Workload::ForkGb {
                     let _ = write!(s, " ns_per_gib={:.1}", t.ns_per_op / crate::mm::gib(c.n));
                 }
-                if let Some(w) = t.writer_ns {
-                    let _ = write!(s, " writer_ns_per_store={w:.1}");
+                if let Some(sh) = t.shared {
+                    let _ = write!(
+                        s,
+                        " writer_ns_per_store={:.1} solo_ns_per_op={:.1} reader_keeps={:.3}",
+                        sh.writer_ns, sh.solo_ns, sh.kept
+                    );
                 }
                 s.push('\n');
             }
@@ -370,7 +376,9 @@ pub fn json(ms: &[Measurement]) -> String {
                     "heap_bytes_per_entry": t.heap_bytes_per_entry,
                     "ns_per_gib": (m.case.workload == Workload::ForkGb)
                         .then(|| t.ns_per_op / crate::mm::gib(m.case.n)),
-                    "writer_ns_per_store": t.writer_ns,
+                    "writer_ns_per_store": t.shared.map(|sh| sh.writer_ns),
+                    "solo_ns_per_op": t.shared.map(|sh| sh.solo_ns),
+                    "reader_keeps": t.shared.map(|sh| sh.kept),
                 }),
                 Outcome::Excluded(why) => json!({"status": "excluded", "reason": why}),
                 Outcome::Mismatch { got, rep } => {
@@ -410,7 +418,7 @@ mod tests {
                 checksum: 3126729663903,
                 bytes_per_entry: bpe,
                 heap_bytes_per_entry: None,
-                writer_ns: None,
+                shared: None,
             }),
         }
     }
