@@ -8,8 +8,11 @@
 //! sealed with a generation number, and the concurrent tree asks the epoch
 //! collector to raise `safe` to that generation once every reader pinned at
 //! that moment has left (`rcu.rs`). Later writes free the batches whose
-//! generation is at most `safe`. A tree whose owner holds it exclusively
-//! (drop, `into_inner`) frees everything at once: no reader can exist then.
+//! generation is at most `safe`. Small batches are not hurried: their notes
+//! reach the collector in groups, so up to about 128 of them may wait (see
+//! `FLUSH_PENDING` in `rcu.rs`); a large one is. A tree whose owner holds it
+//! exclusively (drop, `into_inner`) frees everything at once: no reader can
+//! exist then.
 //!
 //! Values are dropped exactly once, here, after the grace period. A node
 //! copied into a rebuilt node keeps a bitwise copy of each small value it
@@ -23,12 +26,15 @@ use alloc::vec::Vec;
 use core::mem;
 use core::sync::atomic::{AtomicU64, Ordering};
 
+/// A batch of at least this many items is large (see [`Limbo::large_waiting`]).
+pub(crate) const LARGE_BATCH: usize = 64;
+
 /// Something a write unlinked.
 pub(crate) enum Garbage {
     /// A node whose contents were copied elsewhere: only its memory goes.
     Node(NodePtr),
-    /// A subtree with its values, covering `min..=max`.
-    Subtree(NodePtr, u64, u64),
+    /// A subtree with its values.
+    Subtree(NodePtr),
     /// A value (slot word) that was removed or replaced.
     Value(Word),
 }
@@ -38,6 +44,8 @@ pub(crate) struct Limbo {
     current: Vec<Garbage>,
     sealed: VecDeque<(u64, Vec<Garbage>)>,
     next_gen: u64,
+    /// The generation of the last large batch (see [`Limbo::seal`]).
+    last_large: u64,
     /// Batches of generation up to this one may be freed.
     pub(crate) safe: Arc<AtomicU64>,
 }
@@ -48,6 +56,7 @@ impl Limbo {
             current: Vec::new(),
             sealed: VecDeque::new(),
             next_gen: 1,
+            last_large: 0,
             safe: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -64,9 +73,24 @@ impl Limbo {
         }
         let generation = self.next_gen;
         self.next_gen += 1;
+        let large = self.current.len() >= LARGE_BATCH
+            || self
+                .current
+                .iter()
+                .any(|g| matches!(g, Garbage::Subtree(_)));
+        if large {
+            self.last_large = generation;
+        }
         self.sealed
             .push_back((generation, mem::take(&mut self.current)));
         Some(generation)
+    }
+
+    /// Whether a large batch (a whole subtree, or [`LARGE_BATCH`] nodes and
+    /// values or more) still waits: its memory is worth hurrying the epoch
+    /// collector for.
+    pub(crate) fn large_waiting(&self) -> bool {
+        self.safe.load(Ordering::Acquire) < self.last_large
     }
 
     /// Batches still waiting.
@@ -109,16 +133,27 @@ impl<V> MapleTree<V> {
         self.free_garbage(all);
     }
 
+    /// Drops the values of an unlinked subtree and frees its nodes, now:
+    /// unlike `free_subtree`, it neither counts the values out of `len` (they
+    /// were when the subtree was unlinked) nor retires the nodes again.
+    fn free_unlinked(&mut self, node: NodePtr) {
+        if node.is_leaf() {
+            for i in (0..node.count()).filter(|&i| node.is_present(i)) {
+                drop(node.take_value::<V>(i));
+            }
+        } else {
+            for i in 0..node.count() {
+                self.free_unlinked(node.child(i));
+            }
+        }
+        self.pool.free(node);
+    }
+
     fn free_garbage(&mut self, garbage: Vec<Garbage>) {
         for g in garbage {
             match g {
                 Garbage::Node(node) => self.pool.free(node),
-                Garbage::Subtree(node, min, max) => {
-                    // Counted out of `len` when it was unlinked.
-                    let len = self.len;
-                    self.free_subtree(node, min, max, &mut |_, _| {});
-                    self.len = len;
-                }
+                Garbage::Subtree(node) => self.free_unlinked(node),
                 // SAFETY: a retired value word holds a `V` of this tree that
                 // no node or reader will use again; it is dropped only here.
                 Garbage::Value(word) => drop(unsafe { word_value::<V>(word) }),

@@ -238,6 +238,19 @@ impl<V> ReadGuard<'_, V> {
     }
 }
 
+/// A write hands its note (raise `safe` after the grace period) to the epoch
+/// collector at once, which also tries to advance the epoch, while a large
+/// batch waits (a whole subtree, or `LARGE_BATCH` nodes and values) or when
+/// more batches than this wait.
+/// Otherwise the note stays in the writing thread's `crossbeam-epoch` bag,
+/// which the crate hands over by itself every 64 notes.
+/// Handing over at every write costs the writer a bag allocation and an
+/// attempt to advance the epoch, which reads every pinned reader's epoch word;
+/// a reader that pins per lookup must then take that cache line back from the
+/// writer's CPU on its next pin. So small writes wait for company, and the
+/// memory they hold is bounded: at most about this many small batches.
+const FLUSH_PENDING: usize = 128;
+
 /// The one writer of an [`RcuMapleTree`]; from [`RcuMapleTree::write`].
 ///
 /// Reads through it (it dereferences to the writer's [`MapleTree`]) see the
@@ -271,7 +284,9 @@ impl<V> WriteGuard<'_, V> {
             let guard = epoch::pin();
             // Runs once every thread pinned now has unpinned.
             guard.defer(move || safe.fetch_max(generation, Ordering::AcqRel));
-            guard.flush();
+            if limbo.large_waiting() || limbo.pending() > FLUSH_PENDING {
+                guard.flush();
+            }
         }
         self.inner.reclaim();
         out

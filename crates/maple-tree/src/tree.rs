@@ -369,7 +369,7 @@ impl<V> MapleTree<V> {
         if let Some(limbo) = &mut self.limbo {
             // Readers may still be walking the old tree: unlink it whole.
             if let Some(root) = self.root.take() {
-                limbo.push(crate::limbo::Garbage::Subtree(root, 0, u64::MAX));
+                limbo.push(crate::limbo::Garbage::Subtree(root));
             }
             self.height = 0;
             self.len = 0;

@@ -351,7 +351,7 @@ impl<V> MapleTree<V> {
         if self.limbo.is_some() {
             self.len -= count_entries(node);
             if let Some(limbo) = &mut self.limbo {
-                limbo.push(Garbage::Subtree(node, min, max));
+                limbo.push(Garbage::Subtree(node));
             }
         } else {
             self.free_subtree(node, min, max, displaced);
