@@ -88,6 +88,15 @@ impl<V> MapleTree<V> {
     }
 }
 
+/// How many nodes past the next allocation `dup_node` starts loading the
+/// copy's memory (4 KiB ahead). The copy is written in allocation order into
+/// memory that is usually cold (a new chunk, or one a dropped tree left long
+/// ago); loading it ahead overlaps those misses with the copying instead of
+/// stalling each store. In `maple bench --workload dup` (medians of five runs
+/// each, alternated): 8 to 32 nodes ahead all cut the time per copy by a
+/// quarter to a third at N = 821 and 12821 against no prefetch.
+const COPY_PREFETCH_AHEAD: usize = 16;
+
 /// Publishes a copied leaf's header, with the value bits of the values mapped
 /// so far (and counts them), when dropped: whether the leaf was finished or
 /// `f` failed or panicked part way.
@@ -165,6 +174,7 @@ fn dup_node<V, W, E>(
             from.child(i + 1).prefetch();
         }
         let copy = NodePtr::from_raw(pool.alloc_raw().map_err(DupError::Alloc)?);
+        pool.prefetch_ahead(COPY_PREFETCH_AHEAD);
         dst.set_child_of(kind, i, copy);
         linked.count = i + 1;
         dup_node(pool, len, copy, child, f)?;
