@@ -155,7 +155,7 @@ fn ns_cell(m: &Measurement) -> String {
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 && a.is_finite() => format!("{:.1}×", a / b),
+        (Some(a), Some(b)) if b > 0.0 && a.is_finite() => format!("{:.2}×", a / b),
         _ => "—".into(),
     }
 }

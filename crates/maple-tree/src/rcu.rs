@@ -239,16 +239,15 @@ impl<V> ReadGuard<'_, V> {
 }
 
 /// A write hands its note (raise `safe` after the grace period) to the epoch
-/// collector at once, which also tries to advance the epoch, while a large
-/// batch waits (a whole subtree, or `LARGE_BATCH` nodes and values) or when
-/// more batches than this wait.
-/// Otherwise the note stays in the writing thread's `crossbeam-epoch` bag,
-/// which the crate hands over by itself every 64 notes.
-/// Handing over at every write costs the writer a bag allocation and an
-/// attempt to advance the epoch, which reads every pinned reader's epoch word;
-/// a reader that pins per lookup must then take that cache line back from the
-/// writer's CPU on its next pin. So small writes wait for company, and the
-/// memory they hold is bounded: at most about this many small batches.
+/// collector at once, which also tries to advance the epoch, only while a
+/// large batch waits (a whole subtree, or `LARGE_BATCH` nodes and values) or
+/// when more batches than this wait. Otherwise the note stays in the writing
+/// thread's `crossbeam-epoch` bag, which the crate hands over by itself every
+/// 64 notes. Handing over at every write cost the writer a bag allocation and
+/// an attempt to advance the epoch, which reads every pinned reader's epoch
+/// word; a reader that pins per lookup then had to take that cache line back
+/// from the writer's CPU on its next pin. So small writes wait for company,
+/// and the memory they hold stays bounded: about this many small batches.
 const FLUSH_PENDING: usize = 128;
 
 /// The one writer of an [`RcuMapleTree`]; from [`RcuMapleTree::write`].
@@ -417,6 +416,12 @@ impl<V> WriteGuard<'_, V> {
     }
 
     /// Batches of unlinked nodes and values waiting for readers to leave.
+    ///
+    /// Later writes free them. Small batches (a few nodes and values each) are
+    /// handed to the epoch collector in groups, so up to about 128 of them may
+    /// wait even with no reader about; a large one (a removed subtree, or 64
+    /// nodes and values or more) is hurried through. Dropping the tree or
+    /// [`RcuMapleTree::into_inner`] frees everything at once.
     pub fn pending_reclaim(&self) -> usize {
         self.inner.limbo.as_ref().map_or(0, |l| l.pending())
     }
