@@ -170,6 +170,8 @@ struct Steering {
 impl Steering {
     const STOP: u64 = u64::MAX;
     const NOT_STARTED: u64 = u64::MAX - 1;
+    /// `acked` once the writer has returned or panicked.
+    const GONE: u64 = u64::MAX - 2;
 
     fn new() -> Steering {
         Steering {
@@ -183,9 +185,23 @@ impl Steering {
     fn enter(&self, phase: u64, writer: &Thread) {
         self.phase.store(phase, Ordering::Release);
         writer.unpark();
-        while self.acked.load(Ordering::Acquire) != phase {
-            std::hint::spin_loop();
+        loop {
+            match self.acked.load(Ordering::Acquire) {
+                a if a == phase => return,
+                // Without this, a panic in the writer would hang the reader here.
+                Self::GONE => panic!("rcu_read_under_write: the writer thread stopped"),
+                _ => std::hint::spin_loop(),
+            }
         }
+    }
+}
+
+/// Tells the reader, however the writer's function ends, that it has.
+struct WriterGone<'a>(&'a Steering);
+
+impl Drop for WriterGone<'_> {
+    fn drop(&mut self) {
+        self.0.acked.store(Steering::GONE, Ordering::Release);
     }
 }
 
@@ -193,6 +209,7 @@ impl Steering {
 /// stream reset at each), in the phases `steer` says, until it says stop.
 /// Returns the number of stores.
 fn writer(tree: &RcuMapleTree<u64>, n: u64, steer: &Steering) -> u64 {
+    let _gone = WriterGone(steer);
     let span = 16 * n;
     let mut rng = SplitMix64::new();
     let (mut k, mut count) = (0u64, 0u64);
@@ -587,6 +604,20 @@ mod tests {
                 .expect("the writer's and the paused reader's numbers");
             assert!(sh.writer_ns > 0.0 && sh.solo_ns > 0.0);
         }
+    }
+
+    #[test]
+    #[should_panic(expected = "the writer thread stopped")]
+    fn a_writer_that_dies_fails_the_reader_instead_of_hanging() {
+        let steer = Steering::new();
+        thread::scope(|s| {
+            let w = s.spawn(|| {
+                let _gone = WriterGone(&steer);
+                panic!("the writer died");
+            });
+            let writer_thread = w.thread().clone();
+            steer.enter(1, &writer_thread);
+        });
     }
 
     #[test]
