@@ -36,18 +36,18 @@ fn fail(
 /// Checks `tree` completely.
 pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
     let Some(root) = tree.root else {
-        if tree.height != 0 || tree.len != 0 {
+        if tree.height() != 0 || tree.len != 0 {
             return fail(
                 0,
                 0,
                 u64::MAX,
                 "empty tree",
-                format!("no root but height {} and len {}", tree.height, tree.len),
+                format!("no root but height {} and len {}", tree.height(), tree.len),
             );
         }
         return Ok(());
     };
-    if tree.height == 0 {
+    if tree.height() == 0 {
         return fail(
             0,
             0,
@@ -58,13 +58,13 @@ pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
     }
     let mut c = Checker {
         alloc: tree.alloc,
-        height: tree.height,
+        height: tree.height(),
         entries: 0,
         prev_absent: false,
         next: 0,
     };
-    c.node(root, tree.height - 1, 0, u64::MAX, true)?;
-    if tree.height == 1 && root.count() == 1 && !root.is_present(0) {
+    c.node(root, tree.height() - 1, 0, u64::MAX, true)?;
+    if tree.height() == 1 && root.count() == 1 && !root.is_present(0) {
         return fail(
             0,
             0,
@@ -75,7 +75,7 @@ pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
     }
     if c.entries != tree.len {
         return fail(
-            tree.height - 1,
+            tree.height() - 1,
             0,
             u64::MAX,
             "len",

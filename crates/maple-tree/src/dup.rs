@@ -31,8 +31,12 @@ impl<V> MapleTree<V> {
     #[doc(alias = "__mt_dup")]
     #[doc(alias = "mtree_dup")]
     pub fn dup_with<W>(&self, mut f: impl FnMut(&V) -> W) -> MapleTree<W> {
-        match self.try_dup_with(|v| Ok::<W, Infallible>(f(v))) {
-            Ok(copy) => copy,
+        // Built in place and returned as is, not through a `Result`: moving
+        // the tree struct out of one cost a `memcpy` call per copy, about
+        // as much as copying the nodes of a 21-entry tree.
+        let mut copy = MapleTree::<W>::empty_like(self.alloc);
+        match self.dup_into(&mut copy, |v| Ok::<W, Infallible>(f(v))) {
+            Ok(()) => copy,
             Err(DupError::Alloc(_)) => {
                 alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<crate::node::Node>())
             }
@@ -46,24 +50,33 @@ impl<V> MapleTree<V> {
     /// exactly once; the source is untouched.
     pub fn try_dup_with<W, E>(
         &self,
-        mut f: impl FnMut(&V) -> Result<W, E>,
+        f: impl FnMut(&V) -> Result<W, E>,
     ) -> Result<MapleTree<W>, DupError<E>> {
         let mut copy = MapleTree::<W>::empty_like(self.alloc);
+        self.dup_into(&mut copy, f)?;
+        Ok(copy)
+    }
+
+    /// Fills the empty tree `copy` with the duplicate of this one. On error,
+    /// `copy` is a well-formed partial tree, whose drop frees what was made.
+    fn dup_into<W, E>(
+        &self,
+        copy: &mut MapleTree<W>,
+        mut f: impl FnMut(&V) -> Result<W, E>,
+    ) -> Result<(), DupError<E>> {
         copy.append_path = self.append_path;
         let Some(root) = self.root else {
-            return Ok(copy);
+            return Ok(());
         };
         copy.pool
             .reserve(self.pool.live())
             .map_err(DupError::Alloc)?;
         let new_root = NodePtr::from_raw(copy.pool.alloc_raw().map_err(DupError::Alloc)?);
         copy.root = Some(new_root);
-        copy.height = self.height;
+        copy.set_height(self.height());
         // `dup_node` writes the root's header on every path, so from here on
-        // `copy` is a well-formed partial tree: on error, its drop frees
-        // what was made.
-        dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f)?;
-        Ok(copy)
+        // `copy` is a well-formed partial tree.
+        dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f)
     }
 
     /// Clones the tree by duplication, reporting node allocation failure

@@ -134,7 +134,7 @@ impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
     fn from(mut tree: MapleTree<V>) -> Self {
         tree.limbo = Some(Box::new(Limbo::new()));
         RcuMapleTree {
-            top: AtomicUsize::new(encode(tree.root, tree.height)),
+            top: AtomicUsize::new(encode(tree.root, tree.height())),
             len: AtomicUsize::new(tree.len),
             writer: Mutex::new(tree),
             _values: PhantomData,
@@ -275,7 +275,7 @@ impl<V> WriteGuard<'_, V> {
         let t = &*self.inner;
         self.tree
             .top
-            .store(encode(t.root, t.height), Ordering::Release);
+            .store(encode(t.root, t.height()), Ordering::Release);
         self.tree.len.store(t.len, Ordering::Release);
         let limbo = self.inner.limbo.as_mut().expect("RCU tree without limbo");
         if let Some(generation) = limbo.seal() {

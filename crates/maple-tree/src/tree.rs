@@ -43,20 +43,28 @@ use core::ops::{Bound, RangeBounds, RangeInclusive};
 /// // The highest free 0x1000 indices below 0x5000.
 /// assert_eq!(vmas.find_gap_rev(0x1000, ..0x5000), Some(0x4000));
 /// ```
+///
+/// The struct is kept within 128 bytes (checked at compile time): a duplication writes
+/// one per copy, and a larger one was moved with `memcpy` calls that cost a
+/// 21-entry copy about a sixth of its time.
 pub struct MapleTree<V> {
     pub(crate) root: Option<NodePtr>,
-    /// Levels of nodes: 0 when empty, 1 when the root is a leaf.
-    pub(crate) height: usize,
+    pub(crate) len: usize,
+    pub(crate) paths: WritePaths,
+    /// Levels of nodes, read through [`height`](Self::height): 0 when
+    /// empty, 1 when the root is a leaf. A `u8` to keep the struct small; a
+    /// tree of 10-slot nodes is far below 255 levels.
+    height: u8,
     /// Whether internal nodes record gaps.
     pub(crate) alloc: bool,
-    pub(crate) len: usize,
     pub(crate) append_path: bool,
-    pub(crate) paths: WritePaths,
     pub(crate) pool: NodePool,
     /// Deferred reclamation, in RCU mode only.
     pub(crate) limbo: Option<alloc::boxed::Box<crate::limbo::Limbo>>,
     _owns: PhantomData<V>,
 }
+
+const _: () = assert!(core::mem::size_of::<MapleTree<()>>() <= 128);
 
 // SAFETY: the tree owns its nodes and values exclusively (no sharing between
 // trees), so sending it sends the values: `V: Send` suffices.
@@ -158,21 +166,21 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_load")]
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (leaf, i, _, _) = find_slot(self.root, self.height, index)?;
+        let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
         leaf.is_present(i).then(|| leaf.value(i))
     }
 
     /// The value of the entry containing `index`, mutably.
     #[inline]
     pub fn get_mut(&mut self, index: u64) -> Option<&mut V> {
-        let (leaf, i, _, _) = find_slot(self.root, self.height, index)?;
+        let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
         leaf.is_present(i).then(|| leaf.value_mut(i))
     }
 
     /// The entry containing `index`: its whole range and its value.
     #[inline]
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (leaf, i, min, max) = find_slot(self.root, self.height, index)?;
+        let (leaf, i, min, max) = find_slot(self.root, self.height(), index)?;
         leaf.is_present(i).then(|| {
             (
                 leaf.slot_start(i, min)..=leaf.slot_end(i, max),
@@ -265,7 +273,7 @@ impl<V> MapleTree<V> {
         let (first, last) = bounds(&range);
         // One walk both checks the range and positions the store.
         let mut path = Path::new();
-        path.descend(self.root, self.height, first);
+        path.descend(self.root, self.height(), first);
         if let Some(occupied) = path.entry_until(last) {
             return Err(OccupiedError {
                 range: first..=last,
@@ -302,7 +310,7 @@ impl<V> MapleTree<V> {
 
     /// Walks `path` to `index` and returns the range of the entry there.
     pub(crate) fn entry_at(&self, path: &mut Path, index: u64) -> Option<RangeInclusive<u64>> {
-        path.descend(self.root, self.height, index);
+        path.descend(self.root, self.height(), index);
         path.entry_until(index)
     }
 
@@ -470,7 +478,18 @@ impl<V> MapleTree<V> {
     /// The root and the height, as the read paths take them.
     #[inline]
     pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
-        (self.root, self.height)
+        (self.root, self.height())
+    }
+
+    /// Levels of nodes: 0 when empty, 1 when the root is a leaf.
+    #[inline]
+    pub(crate) fn height(&self) -> usize {
+        usize::from(self.height)
+    }
+
+    #[inline]
+    pub(crate) fn set_height(&mut self, height: usize) {
+        self.height = u8::try_from(height).expect("maple tree: height over 255 levels");
     }
 
     /// Stores `value` at the lowest free range of `size` indices inside
@@ -579,7 +598,7 @@ impl<V> MapleTree<V> {
     pub fn stats(&self) -> Stats {
         let mut s = Stats {
             entries: self.len,
-            height: self.height,
+            height: self.height(),
             node_size: NODE_SIZE,
             reserved_bytes: self.pool.reserved_bytes(),
             write_paths: self.paths,
@@ -605,7 +624,7 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mas_preallocate")]
     pub fn preallocate(&mut self) -> Result<(), crate::AllocError> {
         // Each level packs into at most MAX_PACKED nodes, plus a new root.
-        let worst = crate::write::MAX_PACKED * (self.height + 1) + 1;
+        let worst = crate::write::MAX_PACKED * (self.height() + 1) + 1;
         self.pool.ensure_available(worst)
     }
 

@@ -129,7 +129,7 @@ impl<V> Bulk<V> {
             height -= 1;
         }
         self.tree.root = Some(root);
-        self.tree.height = height;
+        self.tree.set_height(height);
         self.tree
     }
 }

@@ -51,7 +51,7 @@ impl<V> MapleTree<V> {
         S: FnMut(&V, RangeInclusive<u64>) -> V,
         D: FnMut(RangeInclusive<u64>, V),
     {
-        let height = self.height;
+        let height = self.height();
         let mut rp = Path::new();
         right_path(lp, &mut rp, last);
         let (ll, rl) = (lp.lv[0], rp.lv[0]);
@@ -197,7 +197,7 @@ impl<V> MapleTree<V> {
             );
             debug_assert_eq!(n, 1);
             self.root = Some(top[0].node);
-            self.height = h + 2;
+            self.set_height(h + 2);
             return;
         }
         let mut root = out[0].node;
@@ -211,10 +211,10 @@ impl<V> MapleTree<V> {
         if height == 1 && root.count() == 1 && !root.is_present(0) {
             self.retire_node(root);
             self.root = None;
-            self.height = 0;
+            self.set_height(0);
         } else {
             self.root = Some(root);
-            self.height = height;
+            self.set_height(height);
         }
     }
 
@@ -222,7 +222,7 @@ impl<V> MapleTree<V> {
     /// and carries the change up as far as it changes anything.
     pub(crate) fn update_gaps(&mut self, lp: &Path, level: usize, gap: u64) {
         let mut gap = gap;
-        for l in level..self.height {
+        for l in level..self.height() {
             let at = lp.lv[l];
             if at.node.gap(at.idx) == gap {
                 return;
@@ -235,7 +235,7 @@ impl<V> MapleTree<V> {
     /// Pulls the node left of `lp`'s level-`h` node into `c`. False when there
     /// is none (the contents start at index 0).
     fn widen_left(&mut self, lp: &mut Path, rp: &Path, h: usize, c: &mut Content) -> bool {
-        let Some(j) = (h + 1..self.height).find(|&j| lp.lv[j].idx > 0) else {
+        let Some(j) = (h + 1..self.height()).find(|&j| lp.lv[j].idx > 0) else {
             return false;
         };
         // The old path nodes between are emptied by this rewrite.
@@ -255,7 +255,7 @@ impl<V> MapleTree<V> {
     /// Pulls the node right of `rp`'s level-`h` node into `c`. False when
     /// there is none.
     fn widen_right(&mut self, lp: &Path, rp: &mut Path, h: usize, c: &mut Content) -> bool {
-        let Some(j) = (h + 1..self.height).find(|&j| rp.lv[j].idx + 1 < rp.lv[j].node.count())
+        let Some(j) = (h + 1..self.height()).find(|&j| rp.lv[j].idx + 1 < rp.lv[j].node.count())
         else {
             return false;
         };
@@ -279,8 +279,8 @@ impl<V> MapleTree<V> {
         rp: &Path,
         displaced: &mut D,
     ) {
-        let mut split = self.height;
-        for h in 1..self.height {
+        let mut split = self.height();
+        for h in 1..self.height() {
             let (l, r) = (lp.lv[h], rp.lv[h]);
             if l.node == r.node {
                 for i in l.idx + 1..r.idx {

@@ -71,7 +71,7 @@ impl<V> MapleTree<V> {
     /// After an in-place change of the leaf `path` leads to, records its new
     /// largest gap in the levels above (allocation trees only).
     pub(crate) fn refresh_leaf_gap(&mut self, path: &Path) {
-        if !self.alloc || self.height < 2 {
+        if !self.alloc || self.height() < 2 {
             return;
         }
         let leaf = path.leaf();
@@ -188,7 +188,7 @@ impl<V> MapleTree<V> {
         if new_count == 1 && items[0].1 == Piece::Absent {
             return false;
         }
-        let exempt = self.height == 1 || leaf.max == u64::MAX;
+        let exempt = self.height() == 1 || leaf.max == u64::MAX;
         if new_count > LEAF_SLOTS || (new_count < Kind::Leaf.min_slots() && !exempt) {
             return false;
         }

@@ -65,7 +65,7 @@ impl<V> MapleTree<V> {
             path.height = 0;
             return;
         }
-        path.seek(self.root, self.height, first);
+        path.seek(self.root, self.height(), first);
         let leaf = *path.leaf();
         let end = leaf.end();
         if last <= end {
@@ -125,7 +125,7 @@ impl<V> MapleTree<V> {
         let leaf = self.pool.alloc_or_abort(Kind::Leaf);
         fill(leaf, c.items(), 0, false);
         self.root = Some(leaf);
-        self.height = 1;
+        self.set_height(1);
         self.len = 1;
     }
 }

@@ -20,10 +20,12 @@
 //! [`NodePool::reserve`] makes room for `n` nodes in one chunk, so that a
 //! duplication lays the copy out contiguously in DFS order.
 
+mod chunks;
+
 use crate::error::AllocError;
 use crate::node::{Kind, Node, NodePtr, NODE_SIZE};
 use alloc::alloc::{alloc, Layout};
-use alloc::vec::Vec;
+use chunks::{Chunk, ChunkList};
 use core::ptr::NonNull;
 
 /// Chunk size classes: class `c` holds `4 << c` nodes.
@@ -46,31 +48,26 @@ fn class_for(n: usize) -> usize {
         .unwrap_or(MAX_CLASS)
 }
 
-/// A chunk: its start and size class.
-#[derive(Clone, Copy)]
-struct Chunk {
-    start: NonNull<Node>,
-    class: usize,
-}
-
-/// How many chunks a pool lists without allocating (trees of up to 60 nodes).
-const INLINE_CHUNKS: usize = 4;
+/// Most nodes a pool hands out at once (and keeps freed): the counts are
+/// 32-bit to keep the tree struct small. That is 1 TiB of nodes; past it,
+/// allocation fails as if memory had run out.
+const MAX_NODES: usize = u32::MAX as usize;
 
 /// A per-tree node allocator.
+///
+/// 48 bytes: it lives in every tree struct (see `chunks` for why that matters).
 pub(crate) struct NodePool {
-    /// The first chunks, then the rest in `more`.
-    inline: [Option<Chunk>; INLINE_CHUNKS],
-    more: Vec<Chunk>,
     /// The untouched tail of the newest chunk: `bump..bump_end` (addresses).
     bump: usize,
     bump_end: usize,
-    /// Class of the newest chunk (the next grows by one class).
-    last_class: Option<usize>,
-    /// Freed nodes, linked through their first word, and how many.
+    /// Freed nodes, linked through their first word.
     free: Option<NonNull<Node>>,
-    free_len: usize,
+    /// How many nodes are on the free list.
+    free_len: u32,
     /// Nodes handed out and not yet freed.
-    live: usize,
+    live: u32,
+    /// Every chunk, oldest first; the newest's class sets the next's.
+    chunks: ChunkList,
 }
 
 // SAFETY: the pool owns its chunks outright; the raw pointers are not shared
@@ -82,34 +79,25 @@ unsafe impl Sync for NodePool {}
 impl NodePool {
     pub(crate) const fn new() -> Self {
         NodePool {
-            inline: [None; INLINE_CHUNKS],
-            more: Vec::new(),
             bump: 0,
             bump_end: 0,
-            last_class: None,
             free: None,
             free_len: 0,
             live: 0,
+            chunks: ChunkList::new(),
         }
     }
 
     /// Nodes in use.
     pub(crate) fn live(&self) -> usize {
-        self.live
-    }
-
-    fn chunks(&self) -> impl Iterator<Item = Chunk> + '_ {
-        self.inline
-            .iter()
-            .flatten()
-            .copied()
-            .chain(self.more.iter().copied())
+        self.live as usize
     }
 
     /// Bytes held from the system.
     pub(crate) fn reserved_bytes(&self) -> usize {
-        self.chunks()
-            .map(|c| class_nodes(c.class) * NODE_SIZE)
+        self.chunks
+            .iter()
+            .map(|c| class_nodes(c.class()) * NODE_SIZE)
             .sum()
     }
 
@@ -131,7 +119,10 @@ impl NodePool {
             node
         } else {
             if self.bump == self.bump_end {
-                let class = self.last_class.map_or(0, |c| (c + 1).min(MAX_CLASS));
+                let class = self
+                    .chunks
+                    .last()
+                    .map_or(0, |c| (c.class() + 1).min(MAX_CLASS));
                 self.add_chunk(class)?;
             }
             let node = self.bump;
@@ -203,7 +194,7 @@ impl NodePool {
 
     /// Makes sure `n` allocations can be served without asking the system.
     pub(crate) fn ensure_available(&mut self, n: usize) -> Result<(), AllocError> {
-        let room = (self.bump_end - self.bump) / NODE_SIZE + self.free_len;
+        let room = (self.bump_end - self.bump) / NODE_SIZE + self.free_len as usize;
         if room < n {
             self.add_chunk(class_for(n - room))?;
         }
@@ -213,37 +204,32 @@ impl NodePool {
     /// Gives every chunk back (to this thread's cache, or to the system).
     /// Every node handed out must be forgotten first.
     pub(crate) fn reset(&mut self) {
-        for c in self
-            .inline
-            .iter_mut()
-            .filter_map(Option::take)
-            .chain(self.more.drain(..))
-        {
-            chunk_cache::put(c.start, c.class);
+        for c in self.chunks.take_all() {
+            chunk_cache::put(c.start(), c.class());
         }
         self.bump = 0;
         self.bump_end = 0;
-        self.last_class = None;
         self.free = None;
         self.free_len = 0;
         self.live = 0;
     }
 
     fn add_chunk(&mut self, class: usize) -> Result<(), AllocError> {
+        // Every node handed out from now until the next chunk comes from
+        // this one, so checking here keeps both counts within 32 bits.
+        let carved = self.live as usize + self.free_len as usize;
+        if carved + class_nodes(class) > MAX_NODES {
+            return Err(AllocError);
+        }
         let start = match chunk_cache::take(class) {
             Some(start) => start,
             // SAFETY: the layout has a non-zero size.
             None => NonNull::new(unsafe { alloc(chunk_layout(class)) }.cast::<Node>())
                 .ok_or(AllocError)?,
         };
-        let chunk = Chunk { start, class };
-        match self.inline.iter_mut().find(|c| c.is_none()) {
-            Some(free) => *free = Some(chunk),
-            None => self.more.push(chunk),
-        }
+        self.chunks.push(Chunk::new(start, class));
         self.bump = start.as_ptr() as usize;
         self.bump_end = self.bump + class_nodes(class) * NODE_SIZE;
-        self.last_class = Some(class);
         Ok(())
     }
 }
@@ -269,113 +255,7 @@ pub fn release_cached_chunks() {
 }
 
 #[cfg(feature = "std")]
-mod chunk_cache {
-    //! Chunks of dropped trees, kept per thread for reuse.
-    use super::{chunk_layout, class_nodes, Node, CACHE_LIMIT, CLASSES, NODE_SIZE};
-    use alloc::alloc::dealloc;
-    use alloc::vec::Vec;
-    use core::cell::RefCell;
-    use core::ptr::NonNull;
-
-    struct Cache {
-        free: [Vec<NonNull<Node>>; CLASSES],
-        /// Per class, where the chunks put since the last take begin.
-        run_from: [usize; CLASSES],
-        bytes: usize,
-    }
-
-    impl Cache {
-        const fn new() -> Self {
-            Cache {
-                free: [const { Vec::new() }; CLASSES],
-                run_from: [0; CLASSES],
-                bytes: 0,
-            }
-        }
-
-        /// The next chunk of `class`: the one put last, except that a run of
-        /// chunks put one after another mostly in ascending address order
-        /// (trees dropped in the order they were made) is handed out lowest
-        /// address first, so that a burst of new trees writes memory upwards,
-        /// as chunks carved from fresh memory would be. Popping such a run
-        /// from its end would walk memory downwards: a 21-entry `dup` then
-        /// took 250 ns instead of 72 on the benchmark machine. Each chunk put
-        /// is looked at by one such pass only, so the pass costs O(1) per put.
-        fn pop(&mut self, class: usize) -> Option<NonNull<Node>> {
-            let list = &mut self.free[class];
-            let run = &mut list[self.run_from[class]..];
-            let ascending = run.windows(2).filter(|w| w[0] < w[1]).count();
-            if 2 * ascending > run.len().saturating_sub(1) {
-                run.reverse();
-            }
-            let start = list.pop()?;
-            self.run_from[class] = list.len();
-            self.bytes -= class_nodes(class) * NODE_SIZE;
-            Some(start)
-        }
-
-        /// Forgets the run of a class whose list was shortened from the end.
-        fn clamp_run(&mut self, class: usize) {
-            self.run_from[class] = self.run_from[class].min(self.free[class].len());
-        }
-    }
-
-    impl Drop for Cache {
-        fn drop(&mut self) {
-            for (class, list) in self.free.iter_mut().enumerate() {
-                for start in list.drain(..) {
-                    // SAFETY: every cached chunk was allocated with this class's layout.
-                    unsafe { dealloc(start.as_ptr().cast(), chunk_layout(class)) };
-                }
-            }
-        }
-    }
-
-    std::thread_local! {
-        static CACHE: RefCell<Cache> = const {
-            RefCell::new(Cache::new())
-        };
-    }
-
-    pub(super) fn take(class: usize) -> Option<NonNull<Node>> {
-        CACHE.try_with(|c| c.borrow_mut().pop(class)).ok().flatten()
-    }
-
-    /// Keeps a chunk. When the cache is full, chunks of smaller classes make
-    /// room (they are cheap to make again, and trees grown store by store
-    /// leave many of them); if there are none, the chunk is freed.
-    pub(super) fn put(start: NonNull<Node>, class: usize) {
-        let size = class_nodes(class) * NODE_SIZE;
-        let kept = CACHE
-            .try_with(|c| {
-                let mut c = c.borrow_mut();
-                while c.bytes + size > CACHE_LIMIT {
-                    let Some(small) = (0..class).find(|&k| !c.free[k].is_empty()) else {
-                        return false;
-                    };
-                    let victim = c.free[small].pop().expect("non-empty class");
-                    c.clamp_run(small);
-                    c.bytes -= class_nodes(small) * NODE_SIZE;
-                    // SAFETY: cached chunks of class `small` have its layout.
-                    unsafe { dealloc(victim.as_ptr().cast(), chunk_layout(small)) };
-                }
-                c.bytes += size;
-                c.free[class].push(start);
-                true
-            })
-            .unwrap_or(false);
-        if !kept {
-            // SAFETY: allocated with this class's layout and no longer used.
-            unsafe { dealloc(start.as_ptr().cast(), chunk_layout(class)) };
-        }
-    }
-
-    pub(super) fn release() {
-        let _ = CACHE.try_with(|c| {
-            drop(core::mem::replace(&mut *c.borrow_mut(), Cache::new()));
-        });
-    }
-}
+mod chunk_cache;
 
 #[cfg(not(feature = "std"))]
 mod chunk_cache {
@@ -394,57 +274,4 @@ mod chunk_cache {
     }
 
     pub(super) fn release() {}
-}
-
-#[cfg(all(test, feature = "std"))]
-mod tests {
-    use super::{chunk_cache, chunk_layout, Node};
-    use alloc::alloc::alloc;
-    use alloc::vec::Vec;
-    use core::ptr::NonNull;
-
-    /// `n` fresh class-0 chunks, in ascending address order.
-    fn chunks(n: usize) -> Vec<NonNull<Node>> {
-        let mut v: Vec<_> = (0..n)
-            // SAFETY: the layout has a non-zero size.
-            .map(|_| NonNull::new(unsafe { alloc(chunk_layout(0)) }.cast::<Node>()).unwrap())
-            .collect();
-        v.sort();
-        v
-    }
-
-    fn take_all(n: usize) -> Vec<NonNull<Node>> {
-        (0..n).map(|_| chunk_cache::take(0).unwrap()).collect()
-    }
-
-    // Each test runs on a thread of its own, so it starts with an empty cache;
-    // the cache frees what is left when the thread ends.
-
-    #[test]
-    fn a_run_put_in_ascending_order_comes_back_lowest_first() {
-        let c = chunks(64);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
-        assert_eq!(take_all(64), c);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
-    }
-
-    #[test]
-    fn a_run_put_in_descending_order_also_comes_back_lowest_first() {
-        let c = chunks(64);
-        c.iter().rev().for_each(|&p| chunk_cache::put(p, 0));
-        assert_eq!(take_all(64), c);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
-    }
-
-    #[test]
-    fn a_single_chunk_put_is_the_next_taken() {
-        let c = chunks(8);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
-        let first = chunk_cache::take(0).unwrap();
-        assert_eq!(first, c[0]);
-        // Churn: one tree dropped, one made, reuses the chunk still in cache.
-        chunk_cache::put(c[0], 0);
-        assert_eq!(chunk_cache::take(0), Some(c[0]));
-        chunk_cache::put(c[0], 0);
-    }
 }
