@@ -18,6 +18,8 @@
 //! copied into a rebuilt node keeps a bitwise copy of each small value it
 //! held; the old node is only ever freed as memory, its copies never dropped.
 
+#![cfg_attr(not(feature = "std"), allow(dead_code))]
+
 use crate::node::{word_value, NodePtr, Word};
 use crate::tree::MapleTree;
 use alloc::collections::VecDeque;
