@@ -9,7 +9,7 @@ use std::time::Instant;
 use maple_tree::MapleTree;
 
 use crate::expected::Expectations;
-use crate::measure::{self, median, Measurement, Plan};
+use crate::measure::{self, median, Measurement, Outcome, Plan};
 use crate::peers;
 use crate::report::{human_ns, render};
 use crate::workloads::{dup_copies, Case, Workload};
@@ -24,6 +24,9 @@ pub struct Row {
     pub rebuild_noappend: Measurement,
     /// Median ns per plain copy of `node_bytes`.
     pub memcpy_ns: f64,
+    /// Median over repetitions of dup's ns / the memcpy's ns measured right
+    /// after it (NaN when either is missing).
+    pub dup_per_memcpy: f64,
 }
 
 /// The append path before/after on `seq_store`.
@@ -42,22 +45,54 @@ fn source_node_bytes(n: u64) -> usize {
 }
 
 /// R plain copies of `bytes` bytes, each into its own slice of one preallocated,
-/// pre-faulted buffer (as `dup` makes R distinct copies); median ns per copy.
-pub fn memcpy_ns(bytes: usize, copies: u64, reps: usize) -> f64 {
-    let r = copies as usize;
-    let src: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
-    let mut dst = vec![1u8; bytes * r];
-    dst.iter_mut().step_by(4096).for_each(|b| *b = 2); // fault every page in
-    let mut all = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let start = Instant::now();
-        for chunk in dst.chunks_exact_mut(bytes.max(1)).take(r) {
-            chunk.copy_from_slice(black_box(&src[..chunk.len().min(bytes)]));
+/// pre-faulted buffer (as `dup` makes R distinct copies).
+struct PlainCopy {
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    bytes: usize,
+    copies: usize,
+}
+
+impl PlainCopy {
+    fn new(bytes: usize, copies: u64) -> Self {
+        let copies = copies as usize;
+        let src: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+        let mut dst = vec![1u8; bytes * copies];
+        dst.iter_mut().step_by(4096).for_each(|b| *b = 2); // fault every page in
+        PlainCopy {
+            src,
+            dst,
+            bytes,
+            copies,
         }
-        black_box(&mut dst);
-        all.push(start.elapsed().as_nanos() as f64 / r as f64);
     }
-    median(&all)
+
+    /// One repetition: ns per copy. The source is read first, untimed: the
+    /// dup repetition just before has pushed it out of cache, and a copy from
+    /// a source in cache is the harder yardstick for dup.
+    fn rep(&mut self) -> f64 {
+        black_box(self.src.iter().fold(0u8, |acc, &b| acc ^ b));
+        let start = Instant::now();
+        for chunk in self
+            .dst
+            .chunks_exact_mut(self.bytes.max(1))
+            .take(self.copies)
+        {
+            chunk.copy_from_slice(black_box(&self.src[..chunk.len().min(self.bytes)]));
+        }
+        black_box(&mut self.dst);
+        start.elapsed().as_nanos() as f64 / self.copies as f64
+    }
+}
+
+/// Median of `a[i] / b[i]` (NaN when there is no pair).
+fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
+    if ratios.is_empty() {
+        f64::NAN
+    } else {
+        median(&ratios)
+    }
 }
 
 /// Runs the table at `ns` (and the seq_store comparison at `seq_n`).
@@ -65,14 +100,14 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
     let maple = peers::by_name("maple").expect("maple");
     let noappend = peers::by_name("maple-noappend").expect("maple-noappend");
     let mut exp = Expectations::default();
-    let mut one = |imp: &peers::Impl, case: Case| -> Measurement {
+    let mut one = |imp: &peers::Impl, case: Case, between: &mut dyn FnMut()| -> Measurement {
         let e = exp.get(&case);
         let label = format!(
             "fork-table {} n={} impl={}",
             case.workload, case.n, imp.name
         );
         let mut progress = |m: &str| eprintln!("{label}: {m}");
-        let m = measure::measure(imp, case, e, plan, &mut progress);
+        let m = measure::measure_paired(imp, case, e, plan, &mut progress, between);
         if m.is_failure() {
             eprintln!(
                 "{label}: {}",
@@ -83,6 +118,12 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
     };
     let mut rows = Vec::new();
     for &n in ns {
+        let copies = dup_copies(n);
+        let node_bytes = std::panic::catch_unwind(|| source_node_bytes(n)).unwrap_or(0);
+        // A memcpy repetition right after each dup repetition, so that the
+        // ratio compares times taken a few milliseconds apart.
+        let mut plain = (node_bytes > 0).then(|| PlainCopy::new(node_bytes, copies));
+        let mut memcpy_all = Vec::new();
         let dup = one(
             maple,
             Case {
@@ -90,7 +131,9 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
                 n,
                 q: None,
             },
+            &mut || memcpy_all.extend(plain.as_mut().map(PlainCopy::rep)),
         );
+        drop(plain);
         let rebuild = one(
             maple,
             Case {
@@ -98,6 +141,7 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
                 n,
                 q: None,
             },
+            &mut || {},
         );
         let rebuild_noappend = one(
             noappend,
@@ -106,16 +150,19 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
                 n,
                 q: None,
             },
+            &mut || {},
         );
-        let copies = dup_copies(n);
-        let node_bytes = std::panic::catch_unwind(|| source_node_bytes(n)).unwrap_or(0);
-        let memcpy_ns = if node_bytes > 0 {
-            memcpy_ns(node_bytes, copies, plan.reps)
-        } else {
+        let memcpy_ns = if memcpy_all.is_empty() {
             f64::NAN
+        } else {
+            median(&memcpy_all)
+        };
+        let dup_per_memcpy = match &dup.outcome {
+            Outcome::Ok(t) => paired_ratio(&t.all_ns_per_op, &memcpy_all),
+            _ => f64::NAN,
         };
         eprintln!(
-            "fork-table n={n}: memcpy of {node_bytes} bytes: {}",
+            "fork-table n={n}: memcpy of {node_bytes} bytes: {} (dup/memcpy {dup_per_memcpy:.2})",
             measure::fmt_ns(memcpy_ns)
         );
         rows.push(Row {
@@ -126,6 +173,7 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
             rebuild,
             rebuild_noappend,
             memcpy_ns,
+            dup_per_memcpy,
         });
     }
     let seq = SeqRow {
@@ -136,6 +184,7 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
                 n: seq_n,
                 q: None,
             },
+            &mut || {},
         ),
         without: one(
             noappend,
@@ -144,6 +193,7 @@ pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
                 n: seq_n,
                 q: None,
             },
+            &mut || {},
         ),
     };
     (rows, seq)
@@ -188,7 +238,11 @@ pub fn render_tables(rows: &[Row], seq: &SeqRow, markdown: bool) -> String {
                 ns_cell(&r.rebuild),
                 ratio(r.rebuild.ns_per_op(), r.dup.ns_per_op()),
                 memcpy.map(human_ns).unwrap_or_else(|| "—".into()),
-                ratio(r.dup.ns_per_op(), memcpy),
+                if r.dup_per_memcpy.is_finite() {
+                    format!("{:.2}×", r.dup_per_memcpy)
+                } else {
+                    "—".into()
+                },
                 ns_cell(&r.rebuild_noappend),
                 ratio(r.rebuild_noappend.ns_per_op(), r.rebuild.ns_per_op()),
             ]
@@ -198,7 +252,9 @@ pub fn render_tables(rows: &[Row], seq: &SeqRow, markdown: bool) -> String {
     out.push_str(
         "\nns are per copy (median of the repetitions); R = max(1, 2000000 / N) copies per \
          repetition; memcpy = R copies of the dup source's node bytes (stats().node_bytes) \
-         into distinct slices of one preallocated, pre-faulted buffer. append speedup = \
+         into distinct slices of one preallocated, pre-faulted buffer, one repetition right \
+         after each dup repetition; dup/memcpy = the median of those paired ratios. \
+         append speedup = \
          rebuild with set_append_path(false) / rebuild with it on.\n\n",
     );
     let seq_header: Vec<String> = [
@@ -242,4 +298,26 @@ pub fn memcpy_lines(rows: &[Row]) -> String {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{paired_ratio, PlainCopy};
+
+    #[test]
+    fn the_paired_ratio_is_the_median_of_per_repetition_ratios() {
+        // Ratios 2, 4, 3: the median of the ratios (3), not the ratio of the
+        // medians (4 / 1 = 4).
+        assert_eq!(paired_ratio(&[2.0, 4.0, 9.0], &[1.0, 1.0, 3.0]), 3.0);
+        assert!(paired_ratio(&[1.0], &[]).is_nan());
+    }
+
+    #[test]
+    fn a_plain_copy_writes_every_copy() {
+        let mut plain = PlainCopy::new(1000, 3);
+        assert!(plain.rep() > 0.0);
+        for copy in plain.dst.chunks_exact(1000) {
+            assert_eq!(copy, &plain.src[..]);
+        }
+    }
 }

@@ -135,7 +135,22 @@ pub fn measure(
     plan: Plan,
     progress: &mut dyn FnMut(&str),
 ) -> Measurement {
-    let outcome = measure_outcome(imp, &case, expected, plan, progress);
+    measure_paired(imp, case, expected, plan, progress, &mut || {})
+}
+
+/// [`measure`], running `between` after every repetition (outside its timer):
+/// a reference measured the same number of times, each right after the
+/// repetition it is compared with, so that the VM's speed drifting over the
+/// run moves both alike.
+pub fn measure_paired(
+    imp: &Impl,
+    case: Case,
+    expected: (u64, Source),
+    plan: Plan,
+    progress: &mut dyn FnMut(&str),
+    between: &mut dyn FnMut(),
+) -> Measurement {
+    let outcome = measure_outcome(imp, &case, expected, plan, progress, between);
     Measurement {
         case,
         impl_name: imp.name,
@@ -151,6 +166,7 @@ fn measure_outcome(
     (expected, source): (u64, Source),
     plan: Plan,
     progress: &mut dyn FnMut(&str),
+    between: &mut dyn FnMut(),
 ) -> Outcome {
     // Without a checksum (rcu_read_under_write), a repetition checks what it reads
     // itself and panics (FAILED) on a wrong value.
@@ -224,6 +240,7 @@ fn measure_outcome(
             fmt_ns(ns)
         ));
         last = Some(rep);
+        between();
         if let Some(budget) = plan.budget {
             let spent = started.elapsed();
             if r + 1 < plan.reps && spent + rep_started.elapsed() > budget {
