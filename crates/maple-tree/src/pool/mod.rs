@@ -275,3 +275,21 @@ mod chunk_cache {
 
     pub(super) fn release() {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{AllocError, NodePool, MAX_NODES};
+
+    #[test]
+    fn a_pool_refuses_a_chunk_that_could_take_its_counts_past_32_bits() {
+        let mut pool = NodePool::new();
+        // As if that many nodes had been handed out: room for 4 more.
+        pool.live = (MAX_NODES - 4) as u32;
+        pool.free_len = 0;
+        assert!(pool.add_chunk(0).is_ok(), "4 more nodes fit");
+        pool.live += 1;
+        assert_eq!(pool.add_chunk(0), Err(AllocError), "5 more would not");
+        // Nothing was really handed out; drop gives the chunk back.
+        pool.live = 0;
+    }
+}
