@@ -31,9 +31,10 @@ impl<V> MapleTree<V> {
     #[doc(alias = "__mt_dup")]
     #[doc(alias = "mtree_dup")]
     pub fn dup_with<W>(&self, mut f: impl FnMut(&V) -> W) -> MapleTree<W> {
-        // Built in place and returned as is, not through a `Result`: moving
-        // the tree struct out of one cost a `memcpy` call per copy, about
-        // as much as copying the nodes of a 21-entry tree.
+        // Built in place and returned as is, not unwrapped from a `Result`:
+        // one move of the tree struct less per copy. When the struct was
+        // 232 bytes, perf put its three moves per copy (each a `memcpy`
+        // call) at about the time `dup_node` took for a 21-entry tree.
         let mut copy = MapleTree::<W>::empty_like(self.alloc);
         match self.dup_into(&mut copy, |v| Ok::<W, Infallible>(f(v))) {
             Ok(()) => copy,

@@ -44,9 +44,9 @@ use core::ops::{Bound, RangeBounds, RangeInclusive};
 /// assert_eq!(vmas.find_gap_rev(0x1000, ..0x5000), Some(0x4000));
 /// ```
 ///
-/// The struct is kept within 128 bytes (checked at compile time): a duplication writes
-/// one per copy, and a larger one was moved with `memcpy` calls that cost a
-/// 21-entry copy about a sixth of its time.
+/// The struct is kept within 128 bytes (checked at compile time): a
+/// duplication writes one per copy, and at 232 bytes it was moved with
+/// `memcpy` calls. Shrinking it made a 21-entry copy about 8% faster.
 pub struct MapleTree<V> {
     pub(crate) root: Option<NodePtr>,
     pub(crate) len: usize,
