@@ -88,6 +88,7 @@ mod node;
 mod pool;
 #[cfg(feature = "std")]
 mod rcu;
+mod read;
 mod stats;
 mod teardown;
 mod tree;

@@ -3,10 +3,10 @@
 use crate::cursor::{Cursor, CursorMut};
 use crate::displaced::Displaced;
 use crate::error::{CheckError, NoSpace, OccupiedError};
-use crate::gap::GapQuery;
 use crate::iter::{Iter, IterMut, Range};
 use crate::node::{NodePtr, NODE_SIZE};
 use crate::pool::NodePool;
+use crate::read::ReadCore;
 use crate::stats::{Stats, WritePaths};
 use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
@@ -167,8 +167,7 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_load")]
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.read().get(index)
     }
 
     /// The value of the entry containing `index`, mutably.
@@ -181,13 +180,7 @@ impl<V> MapleTree<V> {
     /// The entry containing `index`: its whole range and its value.
     #[inline]
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (leaf, i, min, max) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.read().get_key_value(index)
     }
 
     /// Stores `value` over `range`, overwriting whatever was there. Entries
@@ -544,18 +537,17 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mt_find")]
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.read().range(&range)
     }
 
     /// The lowest entry.
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.read().first_key_value()
     }
 
     /// The highest entry.
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.read().last_key_value()
     }
 
     /// The lowest `s` such that `s..=s+size-1` lies inside `within` and holds
@@ -592,7 +584,13 @@ impl<V> MapleTree<V> {
 
     #[track_caller]
     fn gap_search(&self, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
-        gap_search(self.root, size, within, rev)
+        self.read().find_gap(size, within, rev)
+    }
+
+    /// The read API shared with the concurrent tree's readers.
+    #[inline]
+    pub(crate) fn read(&self) -> ReadCore<'_, V> {
+        ReadCore::new(self.top())
     }
 
     /// The root and the height, as the read paths take them.
@@ -754,34 +752,6 @@ impl<V> MapleTree<V> {
     /// buys. On by default; the tree's contents are the same either way.
     pub fn set_append_path(&mut self, enabled: bool) {
         self.append_path = enabled;
-    }
-}
-
-/// Gap search below `root` (shared with the concurrent tree's readers).
-#[track_caller]
-pub(crate) fn gap_search(
-    root: Option<NodePtr>,
-    size: u64,
-    within: &impl RangeBounds<u64>,
-    rev: bool,
-) -> Option<u64> {
-    assert!(size > 0, "maple tree: gap search for size 0");
-    let (lo, hi) = bounds(within);
-    let q = GapQuery { size, lo, hi };
-    match root {
-        None => q_fit_empty(&q, rev),
-        Some(root) => q.search(root, 0, u64::MAX, rev),
-    }
-}
-
-/// A gap search in an empty tree: the window itself is free.
-fn q_fit_empty(q: &GapQuery, rev: bool) -> Option<u64> {
-    if crate::node::span(q.lo, q.hi) < q.size {
-        None
-    } else if rev {
-        Some(q.hi - (q.size - 1))
-    } else {
-        Some(q.lo)
     }
 }
 
