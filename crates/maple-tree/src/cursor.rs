@@ -270,3 +270,15 @@ impl<'a, V> CursorMut<'a, V> {
         out
     }
 }
+
+impl<'a, V> CursorMut<'a, V> {
+    /// The value at the cursor for the rest of the cursor's borrow of the
+    /// tree (the entry API's `into_mut`).
+    pub(crate) fn into_value_mut(self) -> Option<&'a mut V> {
+        if self.pos.path.height == 0 || !self.pos.path.is_present() {
+            return None;
+        }
+        let leaf = self.pos.path.leaf();
+        Some(leaf.node.value_mut(leaf.idx))
+    }
+}

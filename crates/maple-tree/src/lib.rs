@@ -67,17 +67,26 @@
 extern crate alloc;
 
 mod check;
+mod cmp;
 mod cursor;
 mod dup;
+mod entry;
 mod error;
+mod extract;
 mod gap;
+mod gaps;
 mod iter;
 mod limbo;
+mod merge;
 mod node;
 mod pool;
+mod query;
 #[cfg(feature = "std")]
 mod rcu;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod tree;
+mod views;
 mod walk;
 mod write;
 
@@ -85,9 +94,13 @@ mod write;
 pub mod failpoints;
 
 pub use cursor::{Cursor, CursorMut};
+pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError, Stats, WritePaths};
+pub use extract::ExtractIf;
+pub use gaps::Gaps;
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
 pub use tree::MapleTree;
+pub use views::{Keys, RangeMut, Values, ValuesMut};
