@@ -53,11 +53,18 @@
 //! Methods take any `impl RangeBounds<u64>` (`a..b`, `a..=b`, `a..`, `..`). An
 //! empty or reversed range, and a gap search for size 0, are programming
 //! errors: those methods panic, as each one's *Panics* section says.
+//! Queries that take a range of entries or a search window
+//! ([`MapleTree::range_mut`], [`MapleTree::extract_if`], [`MapleTree::gaps`],
+//! [`MapleTree::find_gap_aligned`]) treat an empty range (`5..5`) as asking
+//! for nothing, as `BTreeMap::range` does; a reversed one still panics.
 //!
 //! # Features
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the
 //!   crate is `no_std` + `alloc`.
+//! * `serde`: `Serialize` / `Deserialize` for [`MapleTree`], as a sequence
+//!   of `(first, last, value)`; see the `maple_tree::serde` module.
+//!   Works without `std`.
 //! * `failpoints`: the `failpoints` module, which makes node allocation fail
 //!   on purpose, for testing fallible operations.
 #![cfg_attr(not(feature = "std"), no_std)]
