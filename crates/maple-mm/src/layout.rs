@@ -150,6 +150,13 @@ impl Layout {
                 inner.total_vm += pages;
             }
         }
+        if mm.map_count() > mm.config().max_map_count {
+            return Err(format!(
+                "{} VMAs, more than max_map_count {}",
+                mm.map_count(),
+                mm.config().max_map_count
+            ));
+        }
         mm.validate().map_err(|e| e.to_string())?;
         Ok(mm)
     }

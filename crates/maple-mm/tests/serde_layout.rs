@@ -172,6 +172,12 @@ fn bad_layouts_are_errors() {
         .unwrap();
     assert!(err.to_string().contains("program break"), "{err}");
     let mut broken: serde_json::Value = serde_json::from_str(&ok).unwrap();
+    broken["config"]["max_map_count"] = 0.into();
+    let err = serde_json::from_value::<AddressSpace>(broken)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("max_map_count"), "{err}");
+    let mut broken: serde_json::Value = serde_json::from_str(&ok).unwrap();
     broken["config"]["task_size"] = 0x1001.into();
     let err = serde_json::from_value::<AddressSpace>(broken)
         .err()
