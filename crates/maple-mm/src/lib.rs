@@ -54,6 +54,8 @@ mod fault;
 mod flags;
 mod fork;
 mod frames;
+#[cfg(feature = "serde")]
+mod layout;
 mod madvise;
 mod memory;
 mod mmap;

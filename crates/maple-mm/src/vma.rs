@@ -10,11 +10,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// page cache of pages, zero until written through
 /// [`Memory::write_file`](crate::Memory::write_file) or a shared mapping).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FileId(pub u64);
 
 /// A shared anonymous memory object (Linux: the shmem file behind a
 /// `MAP_SHARED | MAP_ANONYMOUS` mapping). Freed with its last mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShmId(pub(crate) u64);
 
 /// The identity of an `anon_vma`: the set of anonymous pages a VMA's pages
@@ -22,6 +24,7 @@ pub struct ShmId(pub(crate) u64);
 /// copied by splits, fresh in a child at fork (`anon_vma_fork`). Two VMAs
 /// whose ids differ never merge (`is_mergeable_anon_vma`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AnonId(u64);
 
 static NEXT_ANON: AtomicU64 = AtomicU64::new(1);
@@ -35,6 +38,7 @@ impl AnonId {
 
 /// What a VMA maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Backing {
     /// Private anonymous memory: zero-filled on demand.
     Anon,
@@ -51,6 +55,7 @@ pub enum Backing {
 /// `mmap` time, as in Linux (so that merging requires contiguous offsets
 /// there too); for shared anonymous memory it starts at 0.
 #[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Vma {
     pub(crate) start: u64,
     pub(crate) end: u64,

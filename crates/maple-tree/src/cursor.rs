@@ -248,7 +248,7 @@ impl<'a, V> CursorMut<'a, V> {
         mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        let mut displaced = crate::displaced::Displaced::new(first, last);
+        let mut displaced = crate::displaced::DropLater::new(first, last);
         self.tree.store_at(
             &mut self.pos.path,
             first,
@@ -271,5 +271,17 @@ impl<'a, V> CursorMut<'a, V> {
         let out = self.tree.remove_at(&mut self.pos.path, range);
         self.pos.seek(self.tree, self.pos.index);
         out
+    }
+}
+
+impl<'a, V> CursorMut<'a, V> {
+    /// The value at the cursor for the rest of the cursor's borrow of the
+    /// tree (the entry API's `into_mut`).
+    pub(crate) fn into_value_mut(self) -> Option<&'a mut V> {
+        if self.pos.path.height == 0 || !self.pos.path.is_present() {
+            return None;
+        }
+        let leaf = self.pos.path.leaf();
+        Some(leaf.node.value_mut(leaf.idx))
     }
 }

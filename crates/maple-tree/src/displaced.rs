@@ -17,6 +17,55 @@ use smallvec::SmallVec;
 /// One displaced entry: first, last, value.
 type Item<V> = (u64, u64, V);
 
+/// Where a store puts the values it takes out of the tree. Implementations
+/// run no user code (no `Drop` of a value that has one), so a store is never
+/// interrupted half way; the values are dropped or handed out afterwards.
+pub(crate) trait Displace<V> {
+    /// Takes the value of the entry `range`, which overlaps the stored
+    /// range; a store calls this in key order.
+    fn displace(&mut self, range: RangeInclusive<u64>, value: V);
+}
+
+impl<V> Displace<V> for Displaced<V> {
+    #[inline]
+    fn displace(&mut self, range: RangeInclusive<u64>, value: V) {
+        self.push(range, value);
+    }
+}
+
+/// For stores whose caller only drops what they displace (`insert`,
+/// `remove_range`): values without drop glue go at once (freeing a boxed one
+/// runs no user code), others wait in a [`Displaced`] that the caller drops
+/// once the store is done.
+pub(crate) struct DropLater<V>(pub(crate) Displaced<V>);
+
+impl<V> DropLater<V> {
+    #[inline]
+    pub(crate) fn new(first: u64, last: u64) -> Self {
+        DropLater(Displaced::new(first, last))
+    }
+}
+
+impl<V> Displace<V> for DropLater<V> {
+    #[inline]
+    fn displace(&mut self, range: RangeInclusive<u64>, value: V) {
+        if core::mem::needs_drop::<V>() {
+            self.0.push(range, value);
+        }
+    }
+}
+
+/// For the removal of one whole entry (`remove`): the one value it takes.
+pub(crate) struct Single<V>(pub(crate) Option<(RangeInclusive<u64>, V)>);
+
+impl<V> Displace<V> for Single<V> {
+    #[inline]
+    fn displace(&mut self, range: RangeInclusive<u64>, value: V) {
+        debug_assert!(self.0.is_none(), "an exact removal took two entries");
+        self.0 = Some((range, value));
+    }
+}
+
 /// The entries a store displaced, in ascending order of their ranges; from
 /// [`MapleTree::insert_displaced`](crate::MapleTree::insert_displaced) and
 /// [`MapleTree::remove_range_displaced`](crate::MapleTree::remove_range_displaced).
@@ -98,12 +147,6 @@ impl<V> Displaced<V> {
     /// ```
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (RangeInclusive<u64>, &V)> + '_ {
         self.items.iter().map(|(f, l, v)| (*f..=*l, v))
-    }
-
-    /// The removed value of an exact-range removal (a tree `remove`).
-    pub(crate) fn into_single(self) -> Option<(RangeInclusive<u64>, V)> {
-        debug_assert!(self.items.len() <= 1);
-        self.into_iter().next()
     }
 }
 

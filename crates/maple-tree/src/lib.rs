@@ -53,6 +53,10 @@
 //! Methods take any `impl RangeBounds<u64>` (`a..b`, `a..=b`, `a..`, `..`). An
 //! empty or reversed range, and a gap search for size 0, are programming
 //! errors: those methods panic, as each one's *Panics* section says.
+//! Queries that take a range of entries or a search window
+//! ([`MapleTree::range_mut`], [`MapleTree::extract_if`], [`MapleTree::gaps`],
+//! [`MapleTree::find_gap_aligned`]) treat an empty range (`5..5`) as asking
+//! for nothing, as `BTreeMap::range` does; a reversed one still panics.
 //!
 //! # Panics in user code
 //!
@@ -68,6 +72,9 @@
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the
 //!   crate is `no_std` + `alloc`.
+//! * `serde`: `Serialize` / `Deserialize` for [`MapleTree`], as a sequence
+//!   of `(first, last, value)`; see the `maple_tree::serde` module.
+//!   Works without `std`.
 //! * `failpoints`: the `failpoints` module, which makes node allocation fail
 //!   on purpose, for testing fallible operations.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -77,21 +84,30 @@
 extern crate alloc;
 
 mod check;
+mod cmp;
 mod cursor;
 mod displaced;
 mod dup;
+mod entry;
 mod error;
+mod extract;
 mod gap;
+mod gaps;
 mod iter;
 mod limbo;
+mod merge;
 mod node;
 mod pool;
+mod query;
 #[cfg(feature = "std")]
 mod rcu;
 mod read;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod stats;
 mod teardown;
 mod tree;
+mod views;
 mod walk;
 mod write;
 
@@ -100,10 +116,14 @@ pub mod failpoints;
 
 pub use cursor::{Cursor, CursorMut};
 pub use displaced::{Displaced, DisplacedIntoIter};
+pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError};
+pub use extract::ExtractIf;
+pub use gaps::Gaps;
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
 pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;
+pub use views::{Keys, RangeMut, Values, ValuesMut};

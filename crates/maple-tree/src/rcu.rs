@@ -159,7 +159,7 @@ pub struct ReadGuard<'a, V> {
 
 impl<V> ReadGuard<'_, V> {
     #[inline]
-    fn top(&self) -> (Option<NodePtr>, usize) {
+    pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
         decode(self.tree.top.load(Ordering::Acquire))
     }
 
@@ -268,7 +268,7 @@ impl<V> Deref for WriteGuard<'_, V> {
 impl<V> WriteGuard<'_, V> {
     /// Runs one write on the inner tree, publishes it, and hands what it
     /// unlinked to the epoch collector.
-    fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
+    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
         self.tree

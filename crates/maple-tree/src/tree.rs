@@ -1,7 +1,7 @@
 //! `MapleTree`: the public single-threaded tree.
 
 use crate::cursor::{Cursor, CursorMut};
-use crate::displaced::Displaced;
+use crate::displaced::{Displaced, DropLater, Single};
 use crate::error::{CheckError, NoSpace, OccupiedError};
 use crate::iter::{Iter, IterMut, Range};
 use crate::node::{NodePtr, NODE_SIZE};
@@ -230,9 +230,14 @@ impl<V> MapleTree<V> {
         &mut self,
         range: impl RangeBounds<u64>,
         value: V,
-        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
-        drop(self.insert_displaced_with(range, value, split));
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        let mut out = DropLater::new(first, last);
+        self.store_at(&mut path, first, last, Some(value), &mut split, &mut out);
+        // Dropped only now that the store is done.
+        drop(out);
     }
 
     /// Stores `value` over `range`, as [`insert`](Self::insert), and returns
@@ -331,9 +336,9 @@ impl<V> MapleTree<V> {
                 value,
             });
         }
-        let mut out = Displaced::new(first, last);
+        let mut out = Single(None);
         self.store_at(&mut path, first, last, Some(value), &mut no_split, &mut out);
-        debug_assert!(out.is_empty());
+        debug_assert!(out.0.is_none());
         Ok(())
     }
 
@@ -365,7 +370,7 @@ impl<V> MapleTree<V> {
         path: &mut Path,
         range: RangeInclusive<u64>,
     ) -> Option<(RangeInclusive<u64>, V)> {
-        let mut out = Displaced::new(*range.start(), *range.end());
+        let mut out = Single(None);
         self.store_at(
             path,
             *range.start(),
@@ -374,7 +379,7 @@ impl<V> MapleTree<V> {
             &mut no_split,
             &mut out,
         );
-        out.into_single()
+        out.0
     }
 
     /// Makes every index of `range` absent. Entries cut at its edges keep a
@@ -408,9 +413,14 @@ impl<V> MapleTree<V> {
     pub fn remove_range_with(
         &mut self,
         range: impl RangeBounds<u64>,
-        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
-        drop(self.remove_range_displaced_with(range, split));
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        let mut out = DropLater::new(first, last);
+        self.store_at(&mut path, first, last, None, &mut split, &mut out);
+        // Dropped only now that the store is done.
+        drop(out);
     }
 
     /// Makes every index of `range` absent, as
@@ -660,7 +670,7 @@ impl<V> MapleTree<V> {
         match self.gap_search(size, within, rev) {
             Some(start) => {
                 let mut path = Path::new();
-                let mut out = Displaced::new(start, start + (size - 1));
+                let mut out = Single(None);
                 self.store_at(
                     &mut path,
                     start,
@@ -669,7 +679,7 @@ impl<V> MapleTree<V> {
                     &mut no_split,
                     &mut out,
                 );
-                debug_assert!(out.is_empty());
+                debug_assert!(out.0.is_none());
                 Ok(start)
             }
             None => Err(NoSpace { size, value }),
@@ -802,7 +812,7 @@ impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
         let mut path = Path::new();
         for (range, value) in iter {
             let (first, last) = bounds(&range);
-            let mut out = Displaced::new(first, last);
+            let mut out = DropLater::new(first, last);
             self.store_at(
                 &mut path,
                 first,

@@ -19,7 +19,7 @@
 //!
 //! **No user code runs while nodes change.** `split` (and so `Clone`, for
 //! `insert`) makes the pieces of cut entries before anything is changed;
-//! the values a store removes are moved into a [`Displaced`] collection and
+//! the values a store removes are moved into a `Displaced` collection and
 //! dropped (or handed to the caller) only once the tree is whole again. So a
 //! panicking `split` leaves the tree as it was, and a panicking `Drop` finds
 //! the store already done.
@@ -40,7 +40,7 @@ use content::Content;
 use pack::fill;
 pub(crate) use pack::MAX_PACKED;
 
-use crate::displaced::Displaced;
+use crate::displaced::Displace;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
@@ -53,16 +53,17 @@ impl<V> MapleTree<V> {
     /// the store removes goes to `displaced`, in key order. `path` may hold a
     /// previous walk of this tree; afterwards it is left to be re-walked to
     /// `first` from the lowest level still valid.
-    pub(crate) fn store_at<S>(
+    pub(crate) fn store_at<S, D>(
         &mut self,
         path: &mut Path,
         first: u64,
         last: u64,
         value: Option<V>,
         split: &mut S,
-        displaced: &mut Displaced<V>,
+        displaced: &mut D,
     ) where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
     {
         debug_assert!(first <= last);
         if self.root.is_none() {
@@ -101,16 +102,17 @@ impl<V> MapleTree<V> {
 
     /// A store that moves slots: in place inside one leaf when it can, else
     /// by rebuilding nodes.
-    fn store_rewrite<S>(
+    fn store_rewrite<S, D>(
         &mut self,
         path: &mut Path,
         first: u64,
         last: u64,
         mut value: Option<V>,
         split: &mut S,
-        displaced: &mut Displaced<V>,
+        displaced: &mut D,
     ) where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
     {
         if self.store_in_leaf(path, first, last, &mut value, split, displaced) {
             return;
