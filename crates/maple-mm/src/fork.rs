@@ -15,13 +15,15 @@ use maple_tree::{DupError, MapleTree};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TreeStrategy {
     /// `mm-insert`: each VMA inserted into an empty tree, the append fast
-    /// path off (fork before seeds 000 and 002).
+    /// path off (fork before the kernel's `mas_wr_append` fast path and
+    /// `__mt_dup`).
     Insert,
     /// `mm-append`: each VMA stored in order into an empty tree with the
-    /// append fast path of seed 002 (`vma_iter_bulk_store`).
+    /// append fast path (the kernel's `mas_wr_append`, which fork's
+    /// `vma_iter_bulk_store` reached before `__mt_dup`).
     Append,
     /// `mm-dup`: the tree duplicated node by node with a value map
-    /// (`__mt_dup`, seed 000), then the `VM_DONTCOPY` VMAs erased.
+    /// (the kernel's `__mt_dup`), then the `VM_DONTCOPY` VMAs erased.
     #[default]
     Dup,
 }
@@ -58,7 +60,8 @@ pub enum PtStrategy {
     #[default]
     Copy,
     /// `mm-cowpte`: whole PTE tables shared copy-on-write with a table
-    /// reference count (seed 004); a table is copied when either side first
+    /// reference count (the "Introduce Copy-On-Write to Page Table" series
+    /// proposed for Linux); a table is copied when either side first
     /// writes into it or changes it. A table holding pages that the child
     /// must not get (`VM_DONTCOPY`, `VM_WIPEONFORK`, or VMAs whose pages are
     /// not copied) is copied entry by entry instead.
@@ -131,10 +134,10 @@ impl AddressSpace {
     /// (the parent's private writable entries become read-only). Shared
     /// mappings stay shared.
     ///
-    /// Failure (an injected one, see
-    /// [`Memory::inject_fork_failure`](crate::Memory::inject_fork_failure),
-    /// or the tree's allocator) returns `ENOMEM` after undoing everything
-    /// (seed 001's `undo_dup_mmap`): the half-built child is torn down, so
+    /// Failure (the tree's allocator, or, with the `failpoints` feature, an
+    /// injected one: `Memory::inject_fork_failure`) returns `ENOMEM` after
+    /// undoing everything (the kernel's `undo_dup_mmap`, added with
+    /// `__mt_dup`): the half-built child is torn down, so
     /// no frame, table or VMA leaks and every count is back to its value
     /// before the fork; only write bits the parent lost stay cleared, which
     /// costs at most a spurious fault.

@@ -1,4 +1,4 @@
-//! Duplication (kernel: `__mt_dup`, seed 000): copy the tree node by node in
+//! Duplication (kernel: `__mt_dup`): copy the tree node by node in
 //! DFS pre-order. Each node is copied once, as a whole, then its children are
 //! copied and linked in; values are mapped as their leaf is copied. There is
 //! no searching, splitting or rebalancing, so a copy costs O(n) and has the
