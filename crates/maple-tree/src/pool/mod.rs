@@ -250,6 +250,12 @@ fn chunk_layout(class: usize) -> Layout {
 /// the thread that dropped them (at most [`CACHE_LIMIT`] bytes), for the next
 /// tree built on that thread. Call this after dropping large trees to return
 /// the memory at once; a thread's cache is also freed when the thread ends.
+///
+/// ```
+/// let big: maple_tree::MapleTree<u64> = (0..10_000u64).map(|i| (i..=i, i)).collect();
+/// drop(big); // its nodes go to this thread's cache, for the next tree
+/// maple_tree::release_cached_chunks(); // and now back to the system
+/// ```
 pub fn release_cached_chunks() {
     chunk_cache::release();
 }
