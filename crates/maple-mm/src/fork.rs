@@ -124,6 +124,20 @@ fn needs_copy(child: &Vma) -> bool {
 impl AddressSpace {
     /// `fork()` with the default strategies (`mm-dup`, `mm-copy`): the
     /// child's address space. See [`fork_with`](Self::fork_with).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.write(a, b"parent").unwrap();
+    /// let mut child = mm.fork().unwrap();
+    /// child.write(a, b"child!").unwrap(); // copy-on-write: the parent keeps its page
+    /// let mut buf = [0; 6];
+    /// mm.read(a, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"parent");
+    /// child.read(a, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"child!");
+    /// ```
     pub fn fork(&mut self) -> Result<AddressSpace, Errno> {
         self.fork_with(ForkOptions::default())
     }
@@ -141,6 +155,24 @@ impl AddressSpace {
     /// no frame, table or VMA leaks and every count is back to its value
     /// before the fork; only write bits the parent lost stay cleared, which
     /// costs at most a spurious fault.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
+    /// let mut parent = AddressSpace::new();
+    /// let a = parent.mmap(0, 512 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// for i in 0..512 {
+    ///     parent.write(a + i * PAGE_SIZE, &[1]).unwrap();
+    /// }
+    /// // Duplicate the VMA tree, share whole page tables copy-on-write.
+    /// let opts = ForkOptions::new(TreeStrategy::Dup, PtStrategy::CowPte);
+    /// let mut child = parent.fork_with(opts).unwrap();
+    /// assert_eq!(child.maps(), parent.maps());
+    /// assert!(child.memory().same(parent.memory()));
+    /// child.write(a, &[2]).unwrap(); // copies the page table, then the page
+    /// let mut b = [0];
+    /// parent.read(a, &mut b).unwrap();
+    /// assert_eq!(b, [1]);
+    /// ```
     pub fn fork_with(&mut self, opts: ForkOptions) -> Result<AddressSpace, Errno> {
         let mut phys = self.mem.lock();
         let inner = self.inner.fork(&mut phys, opts)?;

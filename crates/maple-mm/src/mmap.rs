@@ -38,6 +38,21 @@ impl AddressSpace {
     ///   compatible neighbours (`vma_merge_new_range`);
     /// - `MAP_POPULATE` faults every page in (write faults for private
     ///   writable mappings, `populate_vma_page_range`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// // No address given: placed top-down below mmap_base, as Linux does.
+    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert_eq!(a + 2 * PAGE_SIZE, mm.config().mmap_base);
+    /// // A fixed address; MAP_FIXED_NOREPLACE refuses to map over it.
+    /// let fixed = MapFlags::PRIVATE_ANON | MapFlags::FIXED;
+    /// assert_eq!(mm.mmap(0x40_0000, PAGE_SIZE, Prot::READ, fixed, None, 0), Ok(0x40_0000));
+    /// let noreplace = MapFlags::PRIVATE_ANON | MapFlags::FIXED_NOREPLACE;
+    /// let again = mm.mmap(0x40_0000, PAGE_SIZE, Prot::READ, noreplace, None, 0);
+    /// assert_eq!(again, Err(Errno::EEXIST));
+    /// assert_eq!(mm.map_count(), 2);
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn mmap(
         &mut self,
@@ -61,6 +76,17 @@ impl AddressSpace {
     /// zero → `EINVAL`; punching a hole into one VMA needs
     /// `map_count < max_map_count` (`ENOMEM`, `do_vmi_align_munmap`). Page
     /// tables no VMA needs any more are freed (`free_pgtables`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 3 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.munmap(a + PAGE_SIZE, PAGE_SIZE).unwrap(); // punches a hole: two VMAs
+    /// assert_eq!(mm.map_count(), 2);
+    /// assert!(mm.vma_at(a + PAGE_SIZE).is_none());
+    /// assert_eq!(mm.munmap(a + 1, PAGE_SIZE), Err(Errno::EINVAL)); // not page aligned
+    /// mm.munmap(a - PAGE_SIZE, PAGE_SIZE).unwrap(); // nothing mapped there: fine
+    /// ```
     pub fn munmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.munmap(&mut phys, addr, len)
