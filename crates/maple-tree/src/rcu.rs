@@ -8,7 +8,7 @@
 //! * A writer never changes a node a reader can reach, except by single
 //!   atomic stores: a child pointer (a rebuilt subtree covering the same
 //!   range), a recorded gap, or a leaf header whose larger count and new value
-//!   bits make appended slots visible (seed 002). Everything else is built in
+//!   bits make appended slots visible (`mas_wr_append`). Everything else is built in
 //!   new nodes and published by one of those stores or by the root word.
 //!   See the "Concurrent readers" section of `node.rs` for the orderings.
 //! * A reader walks down without retrying: every node it reaches is

@@ -1,7 +1,7 @@
 //! The tree's own node allocator: chunks of nodes and a LIFO free list.
 //!
 //! A `malloc` per node costs the kernel's own tree 1.5–2.5× on stores and 6–13×
-//! on duplication (shared/bench/ANCHORS.md). Each tree therefore owns a pool:
+//! on duplication (BENCHMARKS.md, kernel reference numbers). Each tree therefore owns a pool:
 //! nodes are carved from chunks whose sizes are powers of two from 4 to 8192
 //! nodes (1 KiB to 2 MiB), and a freed node goes on a LIFO list so the next
 //! allocation reuses it while it is still in cache.
