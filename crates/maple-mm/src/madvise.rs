@@ -28,22 +28,6 @@ impl AddressSpace {
     ///
     /// Deviation: Linux applies the advice to the mapped parts of a range
     /// with holes and then returns `ENOMEM`; the model changes nothing.
-    ///
-    /// ```
-    /// use maple_mm::{AddressSpace, Advice, MapFlags, Prot, PAGE_SIZE};
-    /// let mut mm = AddressSpace::new();
-    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
-    /// mm.write(a, b"gone").unwrap();
-    /// mm.madvise(a, PAGE_SIZE, Advice::DontNeed).unwrap();
-    /// let mut buf = [1; 4];
-    /// mm.read(a, &mut buf).unwrap();
-    /// assert_eq!(buf, [0; 4]); // private anonymous memory reads as zeros again
-    /// // VM_DONTCOPY on the second page: split off, and left out of a fork.
-    /// mm.madvise(a + PAGE_SIZE, PAGE_SIZE, Advice::DontFork).unwrap();
-    /// assert_eq!(mm.map_count(), 2);
-    /// let child = mm.fork().unwrap();
-    /// assert!(child.vma_at(a + PAGE_SIZE).is_none());
-    /// ```
     pub fn madvise(&mut self, addr: u64, len: u64, advice: Advice) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.madvise(&mut phys, addr, len, advice)

@@ -38,21 +38,6 @@ impl AddressSpace {
     ///   compatible neighbours (`vma_merge_new_range`);
     /// - `MAP_POPULATE` faults every page in (write faults for private
     ///   writable mappings, `populate_vma_page_range`).
-    ///
-    /// ```
-    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, PAGE_SIZE};
-    /// let mut mm = AddressSpace::new();
-    /// // No address given: placed top-down below mmap_base, as Linux does.
-    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
-    /// assert_eq!(a + 2 * PAGE_SIZE, mm.config().mmap_base);
-    /// // A fixed address; MAP_FIXED_NOREPLACE refuses to map over it.
-    /// let fixed = MapFlags::PRIVATE_ANON | MapFlags::FIXED;
-    /// assert_eq!(mm.mmap(0x40_0000, PAGE_SIZE, Prot::READ, fixed, None, 0), Ok(0x40_0000));
-    /// let noreplace = MapFlags::PRIVATE_ANON | MapFlags::FIXED_NOREPLACE;
-    /// let again = mm.mmap(0x40_0000, PAGE_SIZE, Prot::READ, noreplace, None, 0);
-    /// assert_eq!(again, Err(Errno::EEXIST));
-    /// assert_eq!(mm.map_count(), 2);
-    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn mmap(
         &mut self,

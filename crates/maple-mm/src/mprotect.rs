@@ -30,20 +30,6 @@ impl AddressSpace {
     ///
     /// Deviation: Linux may change the VMAs before a hole and then return
     /// `ENOMEM`; the model checks the whole range first and changes nothing.
-    ///
-    /// ```
-    /// use maple_mm::{AddressSpace, Errno, FaultKind, MapFlags, Prot, PAGE_SIZE};
-    /// let mut mm = AddressSpace::new();
-    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
-    /// mm.write(a, b"data").unwrap();
-    /// mm.mprotect(a, PAGE_SIZE, Prot::READ).unwrap(); // splits the VMA in two
-    /// assert_eq!(mm.map_count(), 2);
-    /// assert_eq!(mm.write(a, b"x").unwrap_err().kind, FaultKind::Protection);
-    /// mm.mprotect(a, PAGE_SIZE, Prot::RW).unwrap(); // and merges it back
-    /// assert_eq!(mm.map_count(), 1);
-    /// // A hole in the range: ENOMEM, and nothing changed.
-    /// assert_eq!(mm.mprotect(a - PAGE_SIZE, 2 * PAGE_SIZE, Prot::READ), Err(Errno::ENOMEM));
-    /// ```
     pub fn mprotect(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.mprotect(&mut phys, addr, len, prot)

@@ -177,19 +177,6 @@ impl AddressSpace {
     }
 
     /// The layout as `/proc/PID/maps` prints it, one line per VMA.
-    ///
-    /// ```
-    /// use maple_mm::{AddressSpace, MapFlags, Prot, PAGE_SIZE};
-    /// let mut mm = AddressSpace::new();
-    /// let fixed = MapFlags::PRIVATE_ANON | MapFlags::FIXED;
-    /// mm.mmap(0x40_0000, 2 * PAGE_SIZE, Prot::READ, fixed, None, 0).unwrap();
-    /// mm.mmap(0x40_2000, PAGE_SIZE, Prot::RW, fixed, None, 0).unwrap();
-    /// assert_eq!(
-    ///     mm.maps(),
-    ///     "00400000-00402000 r--p 00000000 00:00 0\n\
-    ///      00402000-00403000 rw-p 00000000 00:00 0\n"
-    /// );
-    /// ```
     pub fn maps(&self) -> String {
         let mut s = String::new();
         for v in self.vmas() {
