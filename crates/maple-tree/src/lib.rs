@@ -67,6 +67,12 @@
 
 extern crate alloc;
 
+/// The examples of this crate's README.md, compiled and run as doctests so
+/// that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
+
 mod check;
 mod cursor;
 mod dup;
@@ -92,9 +98,3 @@ pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
 pub use tree::MapleTree;
-
-/// The examples of this crate's README.md, compiled and run as doctests so
-/// that the README stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct CrateReadmeDoctests;
