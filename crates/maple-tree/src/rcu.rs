@@ -39,8 +39,8 @@ use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::Limbo;
 use crate::node::NodePtr;
-use crate::tree::{bounds, gap_search, MapleTree};
-use crate::walk::find_slot;
+use crate::read::ReadCore;
+use crate::tree::{bounds, MapleTree};
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
@@ -202,6 +202,14 @@ impl<V> ReadGuard<'_, V> {
         decode(self.tree.top.load(Ordering::Acquire))
     }
 
+    /// The shared read API over the tree as last published.
+    #[inline]
+    fn core(&self) -> ReadCore<'_, V> {
+        // The pin keeps every node and value reachable from the published
+        // root alive for as long as the guard.
+        ReadCore::new(self.top())
+    }
+
     /// The value of the entry containing `index`.
     ///
     /// ```
@@ -213,9 +221,7 @@ impl<V> ReadGuard<'_, V> {
     /// ```
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (root, height) = self.top();
-        let (leaf, i, _, _) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.core().get(index)
     }
 
     /// The entry containing `index`.
@@ -226,14 +232,7 @@ impl<V> ReadGuard<'_, V> {
     /// assert_eq!(tree.read().get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
     /// ```
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (root, height) = self.top();
-        let (leaf, i, min, max) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.core().get_key_value(index)
     }
 
     /// The entries in order (strictly increasing, never overlapping, each
@@ -247,7 +246,7 @@ impl<V> ReadGuard<'_, V> {
     /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &2)]);
     /// ```
     pub fn iter(&self) -> Range<'_, V> {
-        Range::new(self.top(), 0, u64::MAX)
+        self.core().range(&..)
     }
 
     /// The entries overlapping `range`, in order.
@@ -267,8 +266,7 @@ impl<V> ReadGuard<'_, V> {
     /// If `range` is empty or reversed.
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.core().range(&range)
     }
 
     /// The lowest entry.
@@ -280,7 +278,7 @@ impl<V> ReadGuard<'_, V> {
     /// assert_eq!(tree.read().first_key_value(), Some((10..=19, &'a')));
     /// ```
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.core().first_key_value()
     }
 
     /// The highest entry.
@@ -292,7 +290,7 @@ impl<V> ReadGuard<'_, V> {
     /// assert_eq!(tree.read().last_key_value(), Some((50..=59, &'b')));
     /// ```
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.core().last_key_value()
     }
 
     /// As [`MapleTree::find_gap`], against the published tree.
@@ -310,7 +308,7 @@ impl<V> ReadGuard<'_, V> {
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, false)
+        self.core().find_gap(size, &within, false)
     }
 
     /// As [`MapleTree::find_gap_rev`], against the published tree.
@@ -325,7 +323,7 @@ impl<V> ReadGuard<'_, V> {
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, true)
+        self.core().find_gap(size, &within, true)
     }
 
     /// Entries as of the writer's last publish.
