@@ -5,15 +5,16 @@
 //! `mprotect`, a loader mapping a segment, a JIT flipping a page between
 //! writable and executable), and a snapshotting emulator or a fuzzer wants
 //! to roll such changes back. A `MapleTree<Prot>` holds one entry per run
-//! of pages with the same protection; a store over a range cuts the entries
-//! at its edges, and the undo log records the entries each store overlapped
-//! so they can be put back.
+//! of pages with the same protection. A store over a range cuts the entries
+//! at its edges and hands back what it displaced (`insert_displaced`,
+//! `remove_range_displaced`): each overlapped entry's part inside the range
+//! with its protection, which is exactly what an undo log must keep.
 //!
 //! Run with `cargo run -p maple-tree --example page_protections`.
 
 use std::ops::RangeInclusive;
 
-use maple_tree::MapleTree;
+use maple_tree::{Displaced, MapleTree};
 
 const PAGE: u64 = 0x1000;
 
@@ -56,15 +57,11 @@ enum Fault {
     Protection(u64, Access),
 }
 
-/// What one change covered before it was made: every entry it overlapped,
-/// whole (the unmapped parts by omission). Whole, because the tree never
-/// merges adjacent entries: a change that cuts an entry leaves its outer
-/// parts as separate entries, and putting back only the cut-out piece would
-/// leave the entry in three pieces. Undoing rewrites the whole extent of
-/// the old entries, so the tree comes back entry for entry.
+/// What one change covered before it was made: the range it wrote, and the
+/// protections it displaced there (unmapped parts by omission).
 struct UndoRecord {
-    extent: RangeInclusive<u64>,
-    before: Vec<(RangeInclusive<u64>, Prot)>,
+    range: RangeInclusive<u64>,
+    displaced: Displaced<Prot>,
 }
 
 #[derive(Default)]
@@ -74,31 +71,18 @@ struct PageProtections {
 }
 
 impl PageProtections {
-    /// Records what `range` holds now, so that it can be put back.
-    fn record(&mut self, range: RangeInclusive<u64>) {
-        let before: Vec<_> = self
-            .pages
-            .range(range.clone())
-            .map(|(r, prot)| (r, *prot))
-            .collect();
-        let first = before.first().map_or(*range.start(), |(r, _)| *r.start());
-        let last = before.last().map_or(*range.end(), |(r, _)| *r.end());
-        let extent = first.min(*range.start())..=last.max(*range.end());
-        self.undo.push(UndoRecord { extent, before });
-    }
-
     /// Maps `pages` pages at `addr` with `prot` (whatever was there goes).
     fn map(&mut self, addr: u64, pages: u64, prot: Prot) {
         let range = addr..=addr + pages * PAGE - 1;
-        self.record(range.clone());
-        self.pages.insert(range, prot);
+        let displaced = self.pages.insert_displaced(range.clone(), prot);
+        self.undo.push(UndoRecord { range, displaced });
     }
 
     /// Unmaps `pages` pages at `addr`.
     fn unmap(&mut self, addr: u64, pages: u64) {
         let range = addr..=addr + pages * PAGE - 1;
-        self.record(range.clone());
-        self.pages.remove_range(range);
+        let displaced = self.pages.remove_range_displaced(range.clone());
+        self.undo.push(UndoRecord { range, displaced });
     }
 
     /// Changes the protection of mapped pages; like `mprotect`, a hole in the
@@ -117,8 +101,8 @@ impl PageProtections {
             }
             cursor.next_range();
         }
-        self.record(range.clone());
-        self.pages.insert(range, prot);
+        let displaced = self.pages.insert_displaced(range.clone(), prot);
+        self.undo.push(UndoRecord { range, displaced });
         Ok(())
     }
 
@@ -142,11 +126,29 @@ impl PageProtections {
         let Some(record) = self.undo.pop() else {
             return false;
         };
-        self.pages.remove_range(record.extent);
-        for (range, prot) in record.before {
+        self.pages.remove_range(record.range);
+        for (range, prot) in record.displaced {
             self.pages.insert(range, prot);
         }
         true
+    }
+
+    /// The protections as maximal runs: adjacent entries with the same
+    /// protection joined. The tree never merges adjacent entries by itself,
+    /// so after an undo the same protections may sit in more entries than
+    /// before (a cut entry comes back as its pieces); the runs are what an
+    /// access check sees.
+    fn runs(&self) -> Vec<(RangeInclusive<u64>, Prot)> {
+        let mut runs: Vec<(RangeInclusive<u64>, Prot)> = Vec::new();
+        for (range, prot) in self.pages.iter() {
+            match runs.last_mut() {
+                Some((last, p)) if p == prot && *last.end() + 1 == *range.start() => {
+                    *last = *last.start()..=*range.end();
+                }
+                _ => runs.push((range, *prot)),
+            }
+        }
+        runs
     }
 
     fn print(&self, title: &str) {
@@ -184,6 +186,7 @@ fn main() {
 
     // Snapshot before the guest runs: duplication is O(n).
     let snapshot = mem.pages.clone();
+    let runs_before = mem.runs();
     let undo_depth = mem.undo.len();
 
     // The guest's JIT makes two data pages executable (W^X: not writable),
@@ -209,7 +212,10 @@ fn main() {
         assert!(mem.undo());
     }
     mem.print("after undo");
-    assert_eq!(mem.pages, snapshot);
+    assert_eq!(mem.runs(), runs_before);
+    for addr in (0x40_0000..0x42_0000).step_by(PAGE as usize) {
+        assert_eq!(mem.pages.get(addr), snapshot.get(addr));
+    }
 
     // And undo the loader too: nothing is left.
     while mem.undo() {}
