@@ -22,6 +22,17 @@ impl AddressSpace {
     /// [`FaultKind::Unmapped`] fault (unless a grows-down VMA right above
     /// may grow down to it: `expand_stack`), a `PROT_NONE` VMA a
     /// [`FaultKind::Protection`] fault; then nothing was read or populated.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, FaultKind, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, PAGE_SIZE, Prot::READ, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// let mut buf = [0xff; 8];
+    /// mm.read(a, &mut buf).unwrap();
+    /// assert_eq!(buf, [0; 8]); // untouched anonymous memory reads as zeros
+    /// let fault = mm.read(a - PAGE_SIZE, &mut buf).unwrap_err();
+    /// assert_eq!(fault.kind, FaultKind::Unmapped);
+    /// ```
     pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
         if buf.is_empty() {
             return Ok(());
@@ -51,6 +62,18 @@ impl AddressSpace {
     ///
     /// The whole range is checked first (see [`read`](Self::read)); a VMA
     /// without `PROT_WRITE` is a protection fault.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, FaultKind, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.write(a + PAGE_SIZE - 2, b"span").unwrap(); // across a page boundary
+    /// let mut buf = [0; 4];
+    /// mm.read(a + PAGE_SIZE - 2, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"span");
+    /// mm.mprotect(a, 2 * PAGE_SIZE, Prot::READ).unwrap();
+    /// assert_eq!(mm.write(a, b"x").unwrap_err().kind, FaultKind::Protection);
+    /// ```
     pub fn write(&mut self, addr: u64, buf: &[u8]) -> Result<(), Fault> {
         if buf.is_empty() {
             return Ok(());

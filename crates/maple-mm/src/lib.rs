@@ -20,9 +20,10 @@
 //! - [`fork`](AddressSpace::fork_with) with three ways to build the child's
 //!   VMA tree ([`TreeStrategy`]: one by one, append path, `__mt_dup`) and
 //!   two ways to give it page tables ([`PtStrategy`]: copy every entry, or
-//!   share whole PTE tables copy-on-write, seed 004); `VM_DONTCOPY` and
-//!   `VM_WIPEONFORK`; a fork that fails at any of its failure points
-//!   ([`Memory::inject_fork_failure`]) undoes everything (seed 001);
+//!   share whole PTE tables copy-on-write, as the proposed "Copy-On-Write to
+//!   Page Table" series does); `VM_DONTCOPY` and `VM_WIPEONFORK`; a fork
+//!   that fails at any of its failure points undoes everything (the
+//!   kernel's `undo_dup_mmap`);
 //! - accounting ([`MmStats`]) and [`validate`](AddressSpace::validate).
 //!
 //! Physical memory ([`Memory`]: frames with reference counts and 4 KiB of
@@ -42,6 +43,13 @@
 //! let child = mm.fork().unwrap();
 //! assert!(child.vma_at(a).is_none());                    // a gap in the child
 //! ```
+//!
+//! # Features
+//!
+//! * `failpoints` (off by default, for tests): `Memory::inject_fork_failure`
+//!   makes a chosen failure point of fork fail with `ENOMEM`, and maple-tree's
+//!   `failpoints` makes its node allocator fail, to check that a failed fork
+//!   undoes everything. Without the feature a failure point costs nothing.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -83,3 +91,9 @@ pub use vma::{AnonId, Backing, FileId, ShmId, Vma};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of this crate's README.md, compiled and run as doctests so
+/// that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

@@ -61,6 +61,17 @@ impl AddressSpace {
     /// zero → `EINVAL`; punching a hole into one VMA needs
     /// `map_count < max_map_count` (`ENOMEM`, `do_vmi_align_munmap`). Page
     /// tables no VMA needs any more are freed (`free_pgtables`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 3 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.munmap(a + PAGE_SIZE, PAGE_SIZE).unwrap(); // punches a hole: two VMAs
+    /// assert_eq!(mm.map_count(), 2);
+    /// assert!(mm.vma_at(a + PAGE_SIZE).is_none());
+    /// assert_eq!(mm.munmap(a + 1, PAGE_SIZE), Err(Errno::EINVAL)); // not page aligned
+    /// mm.munmap(a - PAGE_SIZE, PAGE_SIZE).unwrap(); // nothing mapped there: fine
+    /// ```
     pub fn munmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.munmap(&mut phys, addr, len)

@@ -12,6 +12,25 @@ impl AddressSpace {
     /// moves a mapping and returns its (new) address. `new_addr` is only
     /// read with `MREMAP_FIXED`.
     ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, RemapFlags, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let fixed = MapFlags::PRIVATE_ANON | MapFlags::FIXED;
+    /// let a = mm.mmap(0x40_0000, PAGE_SIZE, Prot::RW, fixed, None, 0).unwrap();
+    /// mm.write(a, b"moves along").unwrap();
+    /// // Another mapping right above: the first cannot grow in place.
+    /// mm.mmap(a + PAGE_SIZE, PAGE_SIZE, Prot::READ, fixed, None, 0).unwrap();
+    /// let grow = mm.mremap(a, PAGE_SIZE, 2 * PAGE_SIZE, RemapFlags::EMPTY, 0);
+    /// assert_eq!(grow, Err(Errno::ENOMEM));
+    /// // Allowed to move, it moves, its pages with it.
+    /// let b = mm.mremap(a, PAGE_SIZE, 2 * PAGE_SIZE, RemapFlags::MAYMOVE, 0).unwrap();
+    /// assert_ne!(b, a);
+    /// assert!(mm.vma_at(a).is_none());
+    /// let mut buf = [0; 11];
+    /// mm.read(b, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"moves along");
+    /// ```
+    ///
     /// Linux rules (`SYSCALL_DEFINE5(mremap)`, `vma_to_resize`,
     /// `vma_expandable`, `move_vma`, `mremap_to`):
     /// - unknown flags, `FIXED` without `MAYMOVE`, `DONTUNMAP` without

@@ -27,9 +27,10 @@
 //!   remember their path (cursors, iterators, writes). Replacing a node then
 //!   never touches its children: this keeps writes cheap and lets one pointer
 //!   store publish a rebuilt subtree.
-//! * **Writes are classified**, cheapest first: exact fit and append (seed 002)
-//!   in place; a store that stays inside one leaf which still fits splices
-//!   that leaf's slots in place (not in RCU mode); otherwise the touched
+//! * **Writes are classified**, cheapest first: exact fit and append (the
+//!   kernel's `mas_wr_append`) in place; a store that stays inside one leaf
+//!   which still fits splices that leaf's slots in place (not in RCU mode);
+//!   otherwise the touched
 //!   leaves are rebuilt and the change carried up: rewrite, split, spanning
 //!   store, rebalance, root growth and collapse.
 //!   [`Stats::write_paths`] counts which path each store took.
@@ -40,7 +41,7 @@
 //!   VMAs are.
 //! * **Duplication** ([`Clone`], [`MapleTree::dup_with`],
 //!   [`MapleTree::try_dup_with`]) copies node by node in DFS pre-order, O(n),
-//!   into one contiguous run of memory (seed 000's `__mt_dup`).
+//!   into one contiguous run of memory, as the kernel's `__mt_dup` does.
 //!
 //! Nodes that fall below a minimum fill (6 slots, 4 in allocation-tree
 //! internal nodes) are refilled from a neighbour, except the root and the last
@@ -82,6 +83,12 @@
 #![warn(missing_docs)]
 
 extern crate alloc;
+
+/// The examples of this crate's README.md, compiled and run as doctests so
+/// that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
 
 mod check;
 mod cmp;

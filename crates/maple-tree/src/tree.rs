@@ -126,6 +126,13 @@ impl<V> MapleTree<V> {
     }
 
     /// An empty regular tree.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(5..=9, "five to nine");
+    /// assert!(!t.is_alloc());
+    /// assert_eq!(t.get(7), Some(&"five to nine"));
+    /// ```
     #[doc(alias = "mt_init")]
     #[doc(alias = "DEFINE_MTREE")]
     pub const fn new() -> Self {
@@ -135,22 +142,49 @@ impl<V> MapleTree<V> {
     /// An empty allocation tree: internal nodes record the largest gap of
     /// each child, for O(log n) [`find_gap`](Self::find_gap) (kernel:
     /// `MT_FLAGS_ALLOC_RANGE`, as used for the VMAs of a process).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0..0x1000, "low");
+    /// assert!(t.is_alloc());
+    /// assert_eq!(t.find_gap(0x1000, ..), Some(0x1000)); // O(log n): gaps are recorded
+    /// ```
     #[doc(alias = "MT_FLAGS_ALLOC_RANGE")]
     pub fn new_alloc() -> Self {
         Self::with_kind(true)
     }
 
     /// Whether this is an allocation tree.
+    ///
+    /// ```
+    /// use maple_tree::MapleTree;
+    /// assert!(MapleTree::<u8>::new_alloc().is_alloc());
+    /// assert!(!MapleTree::<u8>::new().is_alloc());
+    /// ```
     pub fn is_alloc(&self) -> bool {
         self.alloc
     }
 
     /// Number of entries (ranges) stored.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 'a');
+    /// t.insert(40..60, 'b'); // cuts 'a' in two
+    /// assert_eq!(t.len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether no entry is stored.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// assert!(t.is_empty());
+    /// t.insert(0..=0, ());
+    /// assert!(!t.is_empty());
+    /// ```
     #[doc(alias = "mtree_empty")]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -171,6 +205,14 @@ impl<V> MapleTree<V> {
     }
 
     /// The value of the entry containing `index`, mutably.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..=9, 1);
+    /// *t.get_mut(5).unwrap() += 10;
+    /// assert_eq!(t.get(0), Some(&11)); // one entry: the value of the whole range changed
+    /// assert_eq!(t.get_mut(10), None);
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, index: u64) -> Option<&mut V> {
         let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
@@ -178,6 +220,13 @@ impl<V> MapleTree<V> {
     }
 
     /// The entry containing `index`: its whole range and its value.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0x1000..0x2000, "text");
+    /// assert_eq!(t.get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
+    /// assert_eq!(t.get_key_value(0x2000), None);
+    /// ```
     #[inline]
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
         self.read().get_key_value(index)
@@ -407,6 +456,17 @@ impl<V> MapleTree<V> {
     /// or must change when cut: `split(&old, piece)` makes the value of each
     /// surviving part.
     ///
+    /// ```
+    /// // Values that record their own start, like a VMA's file offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0x1000..0x4000, 0x1000u64, |_, part| *part.start());
+    /// t.remove_range_with(0x2000..0x3000, |_, part| *part.start());
+    /// assert_eq!(
+    ///     t.iter().collect::<Vec<_>>(),
+    ///     [(0x1000..=0x1fff, &0x1000), (0x3000..=0x3fff, &0x3000)]
+    /// );
+    /// ```
+    ///
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
@@ -478,6 +538,14 @@ impl<V> MapleTree<V> {
     }
 
     /// Removes every entry and gives all node memory back.
+    ///
+    /// ```
+    /// let mut t: maple_tree::MapleTree<u64> = (0..1000u64).map(|i| (i * 10..=i * 10 + 4, i)).collect();
+    /// t.clear();
+    /// assert!(t.is_empty());
+    /// assert_eq!(t.get(20), None);
+    /// assert_eq!(t.stats().node_bytes, 0);
+    /// ```
     #[doc(alias = "mtree_destroy")]
     #[doc(alias = "__mt_destroy")]
     pub fn clear(&mut self) {
@@ -528,6 +596,16 @@ impl<V> MapleTree<V> {
     }
 
     /// Iterates over the entries in order, with mutable values.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 1);
+    /// t.insert(20..30, 2);
+    /// for (range, value) in t.iter_mut() {
+    ///     *value += *range.start();
+    /// }
+    /// assert_eq!(t.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &22)]);
+    /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, V> {
         IterMut::new(self)
     }
@@ -551,11 +629,26 @@ impl<V> MapleTree<V> {
     }
 
     /// The lowest entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// assert_eq!(t.first_key_value(), None);
+    /// t.insert(50..60, 'b');
+    /// t.insert(10..20, 'a');
+    /// assert_eq!(t.first_key_value(), Some((10..=19, &'a')));
+    /// ```
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
         self.read().first_key_value()
     }
 
     /// The highest entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..20, 'a');
+    /// t.insert(50.., 'b'); // up to u64::MAX
+    /// assert_eq!(t.last_key_value(), Some((50..=u64::MAX, &'b')));
+    /// ```
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
         self.read().last_key_value()
     }
@@ -583,6 +676,16 @@ impl<V> MapleTree<V> {
 
     /// The highest `s` such that `s..=s+size-1` lies inside `within` and holds
     /// no entry (top-down placement, as `mmap` does).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0x1000..0x2000, ());
+    /// t.insert(0x8000.., ()); // everything from 0x8000 up is taken
+    /// assert_eq!(t.find_gap_rev(0x1000, ..), Some(0x7000));
+    /// assert_eq!(t.find_gap_rev(0x1000, ..0x2000), Some(0));
+    /// assert_eq!(t.find_gap_rev(0x2000, 0x1000..0x4000), Some(0x2000));
+    /// assert_eq!(t.find_gap_rev(0x8000, ..), None);
+    /// ```
     ///
     /// # Panics
     /// If `size` is 0, or `within` is empty or reversed.
@@ -646,6 +749,14 @@ impl<V> MapleTree<V> {
     /// Stores `value` at the highest free range of `size` indices inside
     /// `within` and returns its start; hands the value back if none fits.
     ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// assert_eq!(t.alloc_rev(0x1000, ..0x10000, "stack"), Ok(0xf000));
+    /// assert_eq!(t.alloc_rev(0x1000, ..0x10000, "below"), Ok(0xe000));
+    /// let err = t.alloc_rev(0x10000, ..0x10000, "too big").unwrap_err();
+    /// assert_eq!(err.value, "too big"); // the value comes back
+    /// ```
+    ///
     /// # Panics
     /// If `size` is 0, or `within` is empty or reversed.
     #[doc(alias = "mtree_alloc_rrange")]
@@ -706,17 +817,43 @@ impl<V> MapleTree<V> {
 
     /// A write cursor at `index`: a run of nearby reads and writes through it
     /// re-walks only the levels a write changed.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 1);
+    /// t.insert(20..30, 2);
+    /// let mut c = t.cursor_mut(25);
+    /// *c.get_mut().unwrap() += 40;
+    /// c.insert(10..20, 3); // fills the gap; the cursor moves to 10
+    /// assert_eq!(c.key_value(), Some((10..=19, &3)));
+    /// assert_eq!(t.iter().map(|(_, v)| *v).collect::<Vec<_>>(), [1, 3, 42]);
+    /// ```
     pub fn cursor_mut(&mut self, index: u64) -> CursorMut<'_, V> {
         CursorMut::new(self, index)
     }
 
     /// Checks every invariant of the tree and names the first one broken.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// for i in 0..1000u64 {
+    ///     t.insert(i * 3..=i * 3 + 1, i);
+    /// }
+    /// t.remove_range(100..2000);
+    /// assert_eq!(t.validate(), Ok(()));
+    /// ```
     pub fn validate(&self) -> Result<(), CheckError> {
         crate::check::validate(self)
     }
 
     /// Draws the tree's nodes, one per line, indented by depth (for debugging
     /// and teaching; the format may change).
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<u64> = (0..100u64).map(|i| (i..=i, i)).collect();
+    /// let drawing = t.dump();
+    /// assert!(drawing.lines().count() > 1); // a root and its leaves
+    /// ```
     pub fn dump(&self) -> alloc::string::String
     where
         V: fmt::Debug,
@@ -725,6 +862,14 @@ impl<V> MapleTree<V> {
     }
 
     /// Height, nodes of each kind, memory, and which write paths stores took.
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<u64> = (0..1000u64).map(|i| (i * 2..=i * 2, i)).collect();
+    /// let s = t.stats();
+    /// assert_eq!(s.entries, 1000);
+    /// assert!(s.height >= 2);
+    /// assert_eq!(s.node_bytes, (s.leaves + s.internal + s.alloc_internal) * s.node_size);
+    /// ```
     pub fn stats(&self) -> Stats {
         let mut s = Stats {
             entries: self.len,
@@ -748,6 +893,16 @@ impl<V> MapleTree<V> {
     /// allocator, so it cannot fail or block there (kernel: `mas_preallocate`).
     /// Values larger than 8 bytes are still boxed by the store itself, and
     /// `insert`'s clones of cut values are the value type's own business.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 1u64);
+    /// // Reserve first, where failing is easy to handle...
+    /// t.preallocate().expect("no memory for nodes");
+    /// // ...then store without touching the system allocator.
+    /// t.insert(40..60, 2);
+    /// assert_eq!(t.len(), 3);
+    /// ```
     ///
     /// # Errors
     /// [`AllocError`](crate::AllocError) if the nodes cannot be had.
