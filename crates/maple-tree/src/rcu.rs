@@ -263,7 +263,7 @@ impl<V> ReadGuard<'_, V> {
     /// ```
     ///
     /// # Panics
-    /// If `range` is empty or reversed.
+    /// If `range` is reversed; an empty range yields nothing.
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
         self.core().range(&range)
@@ -305,7 +305,8 @@ impl<V> ReadGuard<'_, V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
         self.core().find_gap(size, &within, false)
@@ -320,7 +321,8 @@ impl<V> ReadGuard<'_, V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
         self.core().find_gap(size, &within, true)
@@ -540,7 +542,8 @@ impl<V> WriteGuard<'_, V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[track_caller]
     pub fn alloc(
         &mut self,
@@ -562,7 +565,8 @@ impl<V> WriteGuard<'_, V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[track_caller]
     pub fn alloc_rev(
         &mut self,

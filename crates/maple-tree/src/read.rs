@@ -9,7 +9,7 @@
 use crate::gap::GapQuery;
 use crate::iter::Range;
 use crate::node::{span, NodePtr};
-use crate::tree::bounds;
+use crate::query::query_bounds;
 use crate::walk::find_slot;
 use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
@@ -63,10 +63,14 @@ impl<'a, V> ReadCore<'a, V> {
     }
 
     /// The entries overlapping `range`, in order.
+    /// An empty range yields nothing; a reversed one panics (the rule of
+    /// `BTreeMap::range`).
     #[track_caller]
     pub(crate) fn range(self, range: &impl RangeBounds<u64>) -> Range<'a, V> {
-        let (first, last) = bounds(range);
-        Range::new((self.root, self.height), first, last)
+        match query_bounds(range) {
+            Some((first, last)) => Range::new((self.root, self.height), first, last),
+            None => Range::new((None, 0), 0, 0),
+        }
     }
 
     /// The lowest entry.
@@ -80,7 +84,7 @@ impl<'a, V> ReadCore<'a, V> {
     }
 
     /// The lowest (or with `rev` the highest) start of `size` absent
-    /// indices inside `within`.
+    /// indices inside `within`; none in an empty window.
     #[track_caller]
     pub(crate) fn find_gap(
         self,
@@ -89,7 +93,7 @@ impl<'a, V> ReadCore<'a, V> {
         rev: bool,
     ) -> Option<u64> {
         assert!(size > 0, "maple tree: gap search for size 0");
-        let (lo, hi) = bounds(within);
+        let (lo, hi) = query_bounds(within)?;
         let q = GapQuery { size, lo, hi };
         match self.root {
             Some(root) => q.search(root, 0, u64::MAX, rev),

@@ -618,10 +618,12 @@ impl<V> MapleTree<V> {
     /// t.insert(20..=29, 'b');
     /// t.insert(40..=49, 'c');
     /// assert_eq!(t.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
+    /// assert_eq!(t.range(5..5).count(), 0); // empty: nothing
     /// ```
     ///
     /// # Panics
-    /// If `range` is empty or reversed.
+    /// If `range` is reversed (e.g. `7..=3`); an empty range (`5..5`)
+    /// yields nothing, as `BTreeMap::range` does.
     #[doc(alias = "mt_find")]
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
@@ -667,7 +669,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[doc(alias = "mas_empty_area")]
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
@@ -688,7 +691,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[doc(alias = "mas_empty_area_rev")]
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
@@ -734,7 +738,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[doc(alias = "mtree_alloc_range")]
     #[track_caller]
     pub fn alloc(
@@ -758,7 +763,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[doc(alias = "mtree_alloc_rrange")]
     #[track_caller]
     pub fn alloc_rev(
