@@ -281,7 +281,9 @@ impl Inner {
 
     /// `anon_vma_prepare`: gives the VMA at `addr` an anon_vma, reusing a
     /// compatible neighbour's (`find_mergeable_anon_vma`: the next VMA
-    /// first, then the previous) so that they may merge later.
+    /// first, then the previous) so that they may merge later; only a
+    /// neighbour whose chain is singular lends its anon_vma
+    /// (`reusable_anon_vma`), never one inherited at fork.
     pub(crate) fn anon_vma_prepare(&mut self, addr: u64) {
         let Some(v) = self.vmas.get(addr) else { return };
         if v.anon.is_some() {
@@ -289,13 +291,13 @@ impl Inner {
         }
         let mut id = None;
         if let Some(n) = self.vmas.get(v.end) {
-            if n.anon.is_some() && v.anon_compatible(n) {
+            if n.anon.is_some() && !n.anon_inherited && v.anon_compatible(n) {
                 id = n.anon;
             }
         }
         if id.is_none() && v.start > 0 {
             if let Some(p) = self.vmas.get(v.start - 1) {
-                if p.anon.is_some() && p.anon_compatible(v) {
+                if p.anon.is_some() && !p.anon_inherited && p.anon_compatible(v) {
                     id = p.anon;
                 }
             }

@@ -100,15 +100,20 @@ impl ForkOptions {
 }
 
 /// The child's copy of a VMA (`vm_area_dup` + `anon_vma_fork`): a fresh
-/// anon_vma if the parent's VMA has one, none for `VM_WIPEONFORK` ("a clean
-/// slate in the child").
+/// anon_vma if the parent's VMA has one, chained to the parent's (so the
+/// child's chain is not singular, [`Vma::anon_vma_inherited`]); none for
+/// `VM_WIPEONFORK` ("a clean slate in the child").
 fn child_vma(v: &Vma) -> Vma {
     let anon = if v.flags.contains(VmFlags::WIPEONFORK) {
         None
     } else {
         v.anon.map(|_| AnonId::fresh())
     };
-    Vma { anon, ..v.clone() }
+    Vma {
+        anon,
+        anon_inherited: anon.is_some(),
+        ..v.clone()
+    }
 }
 
 /// `vma_needs_copy`: only VMAs with anonymous pages get their page tables
@@ -161,6 +166,7 @@ impl Inner {
             total_vm: 0,
             start_brk: self.start_brk,
             brk: self.brk,
+            vsyscall: self.vsyscall,
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.

@@ -62,7 +62,9 @@ mod mremap;
 mod pagecache;
 mod pagetable;
 mod placement;
+mod range;
 mod space;
+mod special;
 mod vma;
 
 pub mod bench;
@@ -74,7 +76,7 @@ pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
 pub use space::{AddressSpace, MmStats};
-pub use vma::{AnonId, Backing, FileId, ShmId, Vma};
+pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 
 /// The examples of the repository's README.md, compiled and run as doctests
 /// so that the README stays true.

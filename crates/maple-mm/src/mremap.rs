@@ -4,6 +4,7 @@ use crate::config::{offset_in_page, page_align, PAGE_SHIFT};
 use crate::error::Errno;
 use crate::flags::{RemapFlags, VmFlags};
 use crate::memory::Phys;
+use crate::placement::thp_offset;
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, Vma};
 
@@ -52,6 +53,14 @@ impl AddressSpace {
         self.inner
             .mremap(&mut phys, old_addr, old_len, new_len, flags, new_addr)
     }
+}
+
+/// The huge-page alignment of a moving `mremap` (`get_unmapped_area` with
+/// the VMA's file, `MAP_SHARED` for a `VM_MAYSHARE` VMA, and the offset of
+/// `addr` in it): as for `mmap`.
+fn remap_thp(vma: &Vma, addr: u64, hint: u64, new_len: u64) -> Option<u64> {
+    let shared = vma.flags.contains(VmFlags::MAYSHARE);
+    thp_offset(vma.vm_file, shared, hint, new_len, vma.pgoff_of(addr))
 }
 
 impl Inner {
@@ -111,7 +120,8 @@ impl Inner {
         if !maymove {
             return Err(Errno::ENOMEM);
         }
-        let to = self.get_unmapped_area(0, new_len, false)?;
+        let to =
+            self.get_unmapped_area_thp(0, new_len, false, remap_thp(&vma, addr, 0, new_len))?;
         self.move_vma(phys, &vma, addr, old_len, new_len, to, false)
     }
 
@@ -124,6 +134,10 @@ impl Inner {
         // Duplicating a mapping (old_len 0) only makes sense when shared.
         if old_len == 0 && !vma.flags.contains(VmFlags::MAYSHARE) {
             return Err(Errno::EINVAL);
+        }
+        // resize_is_valid: special mappings do not grow.
+        if new_len > old_len && vma.flags.intersects(VmFlags::DONTEXPAND | VmFlags::PFNMAP) {
+            return Err(Errno::EFAULT);
         }
         if new_len != old_len
             && vma
@@ -186,7 +200,8 @@ impl Inner {
         let to = if fixed {
             self.get_unmapped_area(new_addr, new_len, true)?
         } else {
-            self.get_unmapped_area(new_addr, new_len, false)?
+            let thp = remap_thp(&vma, addr, new_addr, new_len);
+            self.get_unmapped_area_thp(new_addr, new_len, false, thp)?
         };
         let _ = vma;
         if fixed {
