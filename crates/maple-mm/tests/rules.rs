@@ -57,18 +57,18 @@ fn thp_aligns_anonymous_mappings_of_2mib_multiples() {
         )
         .unwrap();
     assert_eq!(hinted, 0x4000_1000);
-    let low = mm.vmas().next().unwrap().start();
-    let shared = mm
+    check(&mm);
+    let mut fresh = AddressSpace::new();
+    let top = anon(&mut fresh, P, MapFlags::EMPTY);
+    let shared = fresh
         .mmap(0, PMD_SIZE, Prot::RW, MapFlags::SHARED_ANON, None, 0)
         .unwrap();
     assert_eq!(
-        shared + PMD_SIZE,
-        mm.find_vma(shared + PMD_SIZE).unwrap().start()
+        shared,
+        top - PMD_SIZE,
+        "shmem_enabled=never: plain top-down"
     );
-    assert!(
-        shared < low || shared > low,
-        "placed below the lowest top-down VMA"
-    );
+    check(&fresh);
     check(&mm);
 }
 
