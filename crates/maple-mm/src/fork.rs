@@ -6,7 +6,7 @@ use crate::config::PMD_SIZE;
 use crate::error::Errno;
 use crate::flags::VmFlags;
 use crate::memory::Phys;
-use crate::pagetable::{index, ENTRIES, P};
+use crate::pagetable::{index, ENTRIES};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{AnonId, Backing, Vma};
 use maple_tree::{DupError, MapleTree};
@@ -242,13 +242,13 @@ impl Inner {
             let mut a = s;
             while a < e {
                 let base = a & !(PMD_SIZE - 1);
-                let ce = e.min(base + PMD_SIZE);
+                let part_end = e.min(base + PMD_SIZE);
                 let Some(found) = self.pt.find(phys, a) else {
-                    a = ce;
+                    a = part_end;
                     continue;
                 };
-                if phys.tables.t(found.pt).used == 0 {
-                    a = ce;
+                if phys.tables.table(found.pt).used == 0 {
+                    a = part_end;
                     continue;
                 }
                 if how == PtStrategy::CowPte {
@@ -264,13 +264,15 @@ impl Inner {
                         }
                     };
                     if shared {
-                        a = ce;
+                        a = part_end;
                         continue;
                     }
                 }
                 let dst = child.pt.fork_table(phys, a)?;
-                child.pt.fork_copy_ptes(phys, found.pt, dst, a, ce, cow);
-                a = ce;
+                child
+                    .pt
+                    .fork_copy_ptes(phys, found.pt, dst, a, part_end, cow);
+                a = part_end;
             }
         }
         Ok(())
@@ -292,10 +294,10 @@ impl Inner {
         if s <= base && e >= base + PMD_SIZE {
             return true;
         }
-        let t = phys.tables.t(pt);
+        let t = phys.tables.table(pt);
         let first = ranges.partition_point(|r| r.1 <= base);
         for k in 0..ENTRIES {
-            if t.e[k] & P == 0 && t.e[k] == 0 {
+            if t.entries[k] == 0 {
                 continue;
             }
             let addr = base + ((k as u64) << 12);
