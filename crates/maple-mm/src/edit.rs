@@ -1,8 +1,9 @@
 //! The one way VMAs change: plan the replacement of the VMAs overlapping a
 //! range (cutting the ones that stick out, as `__split_vma` does), merge
 //! what the change made adjacent and compatible (`vma_merge`), check limits,
-//! then commit. Planning changes nothing, so a call that fails any check
-//! leaves the space as it was.
+//! then commit. Planning changes nothing, so a change that fails any check
+//! leaves the space as it was (calls that Linux applies VMA by VMA, such
+//! as `mprotect`, plan and commit one VMA at a time: see `range.rs`).
 
 use crate::error::Errno;
 use crate::memory::Phys;

@@ -6,7 +6,8 @@ use core::fmt;
 /// An errno-like error of a system call of the model.
 ///
 /// The numeric values are Linux's (x86-64), see [`Errno::code`]. A call that
-/// returns an error has changed nothing.
+/// returns an error has changed nothing, except `mprotect` and `madvise`,
+/// which keep what they did to the VMAs before the failure, as in Linux.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Errno {
     /// Operation not permitted (1): e.g. `MAP_FIXED` below `mmap_min_addr`.
