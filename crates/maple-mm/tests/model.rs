@@ -401,12 +401,21 @@ impl World {
                             pr.pages.remove(&(addr + k * P));
                         }
                     }
-                    for k in 0..new_n {
+                    // A FIXED move of several VMAs (Linux 6.17+) leaves the
+                    // target alone under the gaps between them.
+                    for k in keep..new_n {
                         pr.pages.remove(&(r + k * P));
                     }
                     for (k, p) in moved {
-                        let p = p.expect("moved a page the model does not have");
-                        pr.pages.insert(r + k * P, p);
+                        match p {
+                            Some(p) => {
+                                pr.pages.insert(r + k * P, p);
+                            }
+                            None => assert!(
+                                flags.contains(RemapFlags::FIXED) && old_n == new_n,
+                                "moved a page the model does not have"
+                            ),
+                        }
                     }
                 }
                 if new_n > old_n {

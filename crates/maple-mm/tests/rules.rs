@@ -464,3 +464,55 @@ fn special_mappings() {
         Some(Special::VvarVclock)
     );
 }
+
+/// `remap_move` (Linux 6.17+): `MREMAP_FIXED` without a size change moves
+/// every VMA of a range with gaps, each part keeping its distance from the
+/// previous one; the target under a gap is left alone; a range starting in
+/// a gap is `EFAULT`.
+#[test]
+fn mremap_fixed_moves_several_vmas() {
+    let mut mm = AddressSpace::new();
+    let (src, dst) = (0x5000_0000u64, 0x5100_0000u64);
+    anon_at(&mut mm, src, 0, 3, Prot::RW);
+    anon_at(&mut mm, src, 4, 3, Prot::READ);
+    anon_at(&mut mm, dst, 0, 16, Prot::READ);
+    wb(&mut mm, src + 2 * P, 7);
+    let to = mm
+        .mremap(
+            src + P,
+            5 * P,
+            5 * P,
+            RemapFlags::MAYMOVE | RemapFlags::FIXED,
+            dst + P,
+        )
+        .unwrap();
+    assert_eq!(to, dst + P);
+    // the source keeps what was outside the range
+    assert_eq!(draw(&mm, src, 8), "A     B ");
+    // the target: the moved parts, and the old target under the gap, which
+    // merges with the moved read-only part and the rest of the old target
+    assert_eq!(draw(&mm, dst, 16), "ABBCCCCCCCCCCCCC");
+    assert_eq!(rb(&mut mm, dst + 2 * P), 7, "the pages moved along");
+    // with MREMAP_DONTUNMAP the sources stay, empty
+    let (s2, d2) = (0x5700_0000u64, 0x5800_0000u64);
+    anon_at(&mut mm, s2, 0, 1, Prot::RW);
+    anon_at(&mut mm, s2, 1, 1, Prot::READ);
+    let flags = RemapFlags::MAYMOVE | RemapFlags::FIXED | RemapFlags::DONTUNMAP;
+    assert_eq!(mm.mremap(s2, 2 * P, 2 * P, flags, d2), Ok(d2));
+    assert_eq!(draw(&mm, s2, 2), "AB");
+    assert_eq!(draw(&mm, d2, 2), "AB");
+    // a range starting in a gap
+    let fixed = RemapFlags::MAYMOVE | RemapFlags::FIXED;
+    assert_eq!(
+        mm.mremap(src + 3 * P, 2 * P, 2 * P, fixed, dst),
+        Err(Errno::EFAULT)
+    );
+    // a size change over several VMAs is still EFAULT, with no change
+    let before = mm.maps();
+    assert_eq!(
+        mm.mremap(s2, 2 * P, 3 * P, fixed, 0x5900_0000),
+        Err(Errno::EFAULT)
+    );
+    assert_eq!(mm.maps(), before);
+    check(&mm);
+}
