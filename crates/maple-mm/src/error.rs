@@ -29,6 +29,9 @@ pub enum Errno {
     EINVAL,
     /// Value too large (75): a file offset that overflows.
     EOVERFLOW,
+    /// Operation not supported (95): `MAP_SHARED_VALIDATE` of a file with a
+    /// flag the file does not support (`MAP_SYNC`, `MAP_FIXED_NOREPLACE`).
+    EOPNOTSUPP,
 }
 
 impl Errno {
@@ -44,6 +47,7 @@ impl Errno {
             Errno::EEXIST => 17,
             Errno::EINVAL => 22,
             Errno::EOVERFLOW => 75,
+            Errno::EOPNOTSUPP => 95,
         }
     }
 
@@ -59,6 +63,7 @@ impl Errno {
             Errno::EEXIST => "EEXIST",
             Errno::EINVAL => "EINVAL",
             Errno::EOVERFLOW => "EOVERFLOW",
+            Errno::EOPNOTSUPP => "EOPNOTSUPP",
         }
     }
 
@@ -74,6 +79,7 @@ impl Errno {
             Errno::EEXIST,
             Errno::EINVAL,
             Errno::EOVERFLOW,
+            Errno::EOPNOTSUPP,
         ]
         .into_iter()
         .find(|e| e.code() == code)

@@ -175,7 +175,8 @@ flag_type! {
         STACK = 0x2_0000;
         /// `MAP_HUGETLB`: the model reserves no huge pages, so `ENOMEM`.
         HUGETLB = 0x4_0000;
-        /// `MAP_SYNC`: only valid with `MAP_SHARED_VALIDATE` on DAX files: `EOPNOTSUPP`-like `EINVAL`.
+        /// `MAP_SYNC`: only for DAX files, which the model has none of:
+        /// `EOPNOTSUPP` with `MAP_SHARED_VALIDATE` of a file, ignored otherwise.
         SYNC = 0x8_0000;
         /// `MAP_FIXED_NOREPLACE`: exactly at the address, `EEXIST` if anything is there.
         FIXED_NOREPLACE = 0x10_0000;

@@ -33,7 +33,8 @@ impl AddressSpace {
     ///   `MAP_FIXED_NOREPLACE` → `EEXIST` if anything is mapped there;
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` or
-    ///   `MAP_PRIVATE` (`EINVAL`); the file must be open for reading
+    ///   `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
+    ///   `MAP_SYNC` and `MAP_FIXED_NOREPLACE` (`EOPNOTSUPP`); the file must be open for reading
     ///   (`EACCES`); `MAP_SHARED` with `PROT_WRITE` needs it open for
     ///   writing (`EACCES`), and a shared mapping of a file open read-only
     ///   gets neither `VM_SHARED` nor `VM_MAYWRITE`; file mappings and shared
@@ -183,6 +184,14 @@ impl Inner {
         }
         let (backing, pgoff) = match file {
             Some(f) => {
+                // do_mmap: MAP_SHARED_VALIDATE checks the flags against
+                // LEGACY_MAP_MASK and what the file supports (no MAP_SYNC:
+                // no DAX file in the model).
+                if sharing == MapFlags::SHARED_VALIDATE
+                    && flags.intersects(MapFlags::SYNC | MapFlags::FIXED_NOREPLACE)
+                {
+                    return Err(Errno::EOPNOTSUPP);
+                }
                 if shared {
                     if prot.contains(Prot::WRITE) && !f.writable() {
                         return Err(Errno::EACCES);

@@ -400,3 +400,81 @@ fn tiny_mmap_min_addr() {
     );
     check(&m);
 }
+
+/// `do_mmap`'s checks of the flags and the file, as Linux 6.18 returns them.
+#[test]
+fn mmap_flag_errors() {
+    let mut m = setup();
+    let f = Some(FileId(3));
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::READ,
+            MapFlags::PRIVATE | MapFlags::GROWSDOWN,
+            f,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EOPNOTSUPP, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::RW,
+            MapFlags::SHARED_VALIDATE | MapFlags::SYNC,
+            f,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EOPNOTSUPP, |m| {
+        let flags = MapFlags::SHARED_VALIDATE | MapFlags::FIXED_NOREPLACE;
+        m.mmap(0x6000_0000, P, Prot::RW, flags, f, 0)
+    });
+    fails(&mut m, Errno::ENOMEM, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::RW,
+            MapFlags::PRIVATE_ANON | MapFlags::HUGETLB,
+            None,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mmap(0, P, Prot::RW, MapFlags::TYPE, f, 0)
+    });
+    // MAP_SYNC is ignored without MAP_SHARED_VALIDATE
+    assert!(m
+        .mmap(0, P, Prot::RW, MapFlags::SHARED | MapFlags::SYNC, f, 0)
+        .is_ok());
+    assert_eq!(Errno::from_code(95), Some(Errno::EOPNOTSUPP));
+}
+
+/// `brk` never fails: a refused move returns the old break and changes
+/// nothing (below `start_brk`, into the next mapping).
+#[test]
+fn brk_refusals() {
+    let mut m = AddressSpace::new();
+    let start = m.brk(0);
+    assert_eq!(m.brk(start - P), start, "below start_brk");
+    assert_eq!(m.brk(start + 4 * P), start + 4 * P);
+    let heap = m.vma_at(start).unwrap().clone();
+    assert!(heap.flags().contains(VmFlags::ACCOUNT));
+    m.mmap(
+        start + 8 * P,
+        P,
+        Prot::READ,
+        MapFlags::PRIVATE_ANON | MapFlags::FIXED,
+        None,
+        0,
+    )
+    .unwrap();
+    let before = m.maps();
+    // the new end plus one page may not reach the next mapping
+    assert_eq!(m.brk(start + 7 * P + 1), start + 4 * P);
+    assert_eq!(m.maps(), before);
+    assert_eq!(m.brk(start + 7 * P), start + 7 * P);
+    assert_eq!(m.brk(start), start, "shrinking back to the start");
+    assert!(m.vma_at(start).is_none());
+    check(&m);
+}
