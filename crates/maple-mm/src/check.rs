@@ -91,10 +91,12 @@ impl AddressSpace {
                 }
                 _ => {}
             }
-            if v.flags.contains(VmFlags::WIPEONFORK) && (shared || v.backing != Backing::Anon) {
+            if v.flags.contains(VmFlags::WIPEONFORK)
+                && (shared || matches!(v.backing, Backing::File(_) | Backing::Shm(_)))
+            {
                 return err(
                     "vma flags",
-                    format!("WIPEONFORK on a VMA that is not private anonymous: {:?}", v),
+                    format!("WIPEONFORK on a shared or file VMA: {:?}", v),
                 );
             }
             total += v.pages();
