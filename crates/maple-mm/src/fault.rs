@@ -82,6 +82,34 @@ impl AddressSpace {
         self.write(addr, &[v])
     }
 
+    /// `anon_vma_prepare`: gives the private VMA at `addr` the anon_vma its
+    /// first write fault would give it (reusing a compatible neighbour's,
+    /// so that they may merge), without faulting a page in. A replay of a
+    /// system call trace, which shows no faults, uses it to state that the
+    /// program wrote to a mapping: merges and `VM_ACCOUNT` depend on it.
+    ///
+    /// Returns whether the VMA has an anon_vma afterwards: `false` for a
+    /// shared VMA (its pages are the object's, never anonymous) or no VMA at
+    /// `addr`.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, VmFlags};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 4096, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert!(mm.anon_vma_prepare(a));
+    /// mm.mprotect(a, 4096, Prot::READ).unwrap();      // written: stays charged
+    /// assert!(mm.vma_at(a).unwrap().flags().contains(VmFlags::ACCOUNT));
+    /// ```
+    pub fn anon_vma_prepare(&mut self, addr: u64) -> bool {
+        match self.inner.vmas.get(addr) {
+            Some(v) if !v.is_shared() => {
+                self.inner.anon_vma_prepare(addr);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the page at `addr` is present in the page tables (resident
     /// or the zero page), without faulting.
     pub fn is_present(&self, addr: u64) -> bool {

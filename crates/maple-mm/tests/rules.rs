@@ -328,6 +328,11 @@ fn vm_account_follows_the_kernel() {
     );
     mm.mprotect(a, P, Prot::RW).unwrap();
     assert!(flags_at(&mm, a).contains(VmFlags::ACCOUNT), "charged again");
+    // a write the trace does not show, stated with anon_vma_prepare
+    assert!(mm.anon_vma_prepare(a + 3 * P));
+    mm.mprotect(a + 3 * P, P, Prot::READ).unwrap();
+    assert!(flags_at(&mm, a + 3 * P).contains(VmFlags::ACCOUNT));
+    assert!(!mm.is_present(a + 3 * P), "no page was faulted in");
     // not charged: shared, MAP_NORESERVE, read-only
     let s = mm
         .mmap(0, P, Prot::RW, MapFlags::SHARED_ANON, None, 0)
@@ -339,6 +344,8 @@ fn vm_account_follows_the_kernel() {
     for x in [s, nr, ro] {
         assert!(!flags_at(&mm, x).contains(VmFlags::ACCOUNT));
     }
+    assert!(!mm.anon_vma_prepare(s), "shared memory has no anon_vma");
+    assert!(!mm.anon_vma_prepare(0x1000), "no VMA");
     // a private writable file mapping is charged, and stays charged
     let f = mm
         .mmap(0, P, Prot::RW, MapFlags::PRIVATE, Some(FileId(6)), 0)
