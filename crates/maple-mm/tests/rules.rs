@@ -98,6 +98,19 @@ fn thp_aligns_file_mappings_where_the_file_system_does() {
     let plain = OpenFile::new(FileId(2));
     let e = map(&mut mm, plain, 2 * PMD_SIZE, 0);
     assert_eq!(e, d - 2 * PMD_SIZE);
+    // a hint is taken only if the padded length fits there
+    anon_at(&mut mm, 0x4000_0000, 3 * PMD_SIZE / P, 1, Prot::READ);
+    let hint = 0x4000_0000 + PMD_SIZE;
+    let g = mm
+        .mmap_file(hint, 2 * PMD_SIZE, Prot::READ, MapFlags::PRIVATE, ext4, 0)
+        .unwrap();
+    assert_ne!(g, hint, "fits unpadded only: placed top-down");
+    assert_eq!(g % PMD_SIZE, 0);
+    let roomy = 0x5000_0000 + P;
+    let h = mm
+        .mmap_file(roomy, 2 * PMD_SIZE, Prot::READ, MapFlags::PRIVATE, ext4, 0)
+        .unwrap();
+    assert_eq!(h, roomy, "fits padded: the hint as is");
     // mmap() of a bare FileId is a file that does not align
     let f = mm
         .mmap(
@@ -109,7 +122,7 @@ fn thp_aligns_file_mappings_where_the_file_system_does() {
             0,
         )
         .unwrap();
-    assert_eq!(f, e - 2 * PMD_SIZE);
+    assert_eq!(f, g - 2 * PMD_SIZE);
     check(&mm);
 }
 
