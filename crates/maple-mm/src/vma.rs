@@ -16,6 +16,7 @@ pub struct FileId(pub u64);
 /// How a file was opened (`O_ACCMODE` of the descriptor passed to `mmap`):
 /// what its mappings may ever do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum OpenMode {
     /// `O_RDONLY`: a shared mapping gets neither `VM_SHARED` nor
     /// `VM_MAYWRITE` (so `mprotect(PROT_WRITE)` on it is `EACCES`), and
@@ -49,6 +50,7 @@ pub enum OpenMode {
 /// assert_eq!(mm.mprotect(a, 4096, Prot::RW), Err(Errno::EACCES)); // ... nor VM_MAYWRITE
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OpenFile {
     /// The file.
     pub id: FileId,
@@ -104,6 +106,7 @@ impl From<FileId> for OpenFile {
 /// (`_install_special_mapping`, `map_vdso`) and the `[vsyscall]` gate area,
 /// with the flags Linux 6.18 gives them on x86-64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Special {
     /// `[vvar]`: the vDSO data pages, `VM_READ | VM_MAYREAD | VM_IO |
     /// VM_DONTDUMP | VM_PFNMAP | VM_DONTEXPAND` (`rd mr pf io de dd`).
@@ -218,12 +221,14 @@ pub struct Vma {
     pub(crate) pgoff: u64,
     pub(crate) backing: Backing,
     /// `vm_file` for a file mapping: the file, its open mode, its file
-    /// system's placement rule.
+    /// system's placement rule. (A serialized layout without it has none.)
+    #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) vm_file: Option<OpenFile>,
     pub(crate) anon: Option<AnonId>,
     /// The anon_vma chain is not singular: the VMA was inherited at fork
     /// with anonymous pages (`anon_vma_fork`), so its pages may still be
     /// shared with the parent's anon_vma.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) anon_inherited: bool,
 }
 

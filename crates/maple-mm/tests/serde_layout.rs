@@ -61,6 +61,7 @@ fn shape(mm: &AddressSpace) -> Vec<(u64, u64, u64, u64, String, Option<usize>)> 
                 Backing::Anon => "anon".to_string(),
                 Backing::File(f) => format!("file {}", f.0),
                 Backing::Shm(id) => format!("shm #{}", group(&mut shm_groups, format!("{id:?}"))),
+                Backing::Special(s) => format!("special {s:?}"),
             };
             let anon = v
                 .anon_vma()
@@ -137,7 +138,9 @@ fn vma(start: u64, end: u64, flags: u64, backing: &str) -> String {
 fn bad_layouts_are_errors() {
     let rw = 0x73; // READ | WRITE | MAYREAD | MAYWRITE | MAYEXEC
     let ok = layout_json(&vma(0x10000, 0x12000, rw, r#""Anon""#));
-    assert!(serde_json::from_str::<AddressSpace>(&ok).is_ok(), "{ok}");
+    if let Err(e) = serde_json::from_str::<AddressSpace>(&ok) {
+        panic!("{ok}: {e}");
+    }
     for (vmas, why) in [
         (vma(0x10000, 0x10000, rw, r#""Anon""#), "empty"),
         (vma(0x12000, 0x10000, rw, r#""Anon""#), "reversed"),
