@@ -43,6 +43,22 @@ pub struct Stats {
     pub reserved_bytes: usize,
     /// Bytes of values that do not fit in a slot and are boxed outside the nodes.
     pub boxed_value_bytes: usize,
-    /// Which write paths the stores of this tree took.
+    /// Which write paths the stores of this tree took (feature
+    /// `write-stats`).
+    #[cfg(feature = "write-stats")]
     pub write_paths: WritePaths,
+}
+
+impl<V> crate::MapleTree<V> {
+    /// Counts one store (or level) of a write path, with the `write-stats`
+    /// feature; compiles to nothing without it.
+    #[inline(always)]
+    pub(crate) fn count_path(&mut self, which: fn(&mut WritePaths) -> &mut u64) {
+        #[cfg(feature = "write-stats")]
+        {
+            *which(&mut self.paths) += 1;
+        }
+        #[cfg(not(feature = "write-stats"))]
+        let _ = which;
+    }
 }

@@ -7,7 +7,9 @@ use crate::iter::{Iter, IterMut, Range};
 use crate::node::{NodePtr, NODE_SIZE};
 use crate::pool::NodePool;
 use crate::read::ReadCore;
-use crate::stats::{Stats, WritePaths};
+use crate::stats::Stats;
+#[cfg(feature = "write-stats")]
+use crate::stats::WritePaths;
 use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
 use core::fmt;
@@ -47,12 +49,15 @@ use core::ops::{Bound, RangeBounds, RangeInclusive};
 /// assert_eq!(vmas.find_gap_rev(0x1000, ..0x5000), Some(0x4000));
 /// ```
 ///
-/// The struct is kept within 128 bytes (checked at compile time): a
-/// duplication writes one per copy, and at 232 bytes it was moved with
-/// `memcpy` calls. Shrinking it made a 21-entry copy about 8% faster.
+/// The struct is kept within 80 bytes (checked at compile time; 128 with
+/// the `write-stats` feature's counters): a duplication writes one per copy,
+/// and at 232 bytes it was moved with `memcpy` calls. Shrinking it to 128
+/// made a 21-entry copy about 8% faster.
 pub struct MapleTree<V> {
     pub(crate) root: Option<NodePtr>,
     pub(crate) len: usize,
+    /// Which write paths stores took (feature `write-stats`).
+    #[cfg(feature = "write-stats")]
     pub(crate) paths: WritePaths,
     /// Levels of nodes, read through [`height`](Self::height): 0 when
     /// empty, 1 when the root is a leaf. A `u8` to keep the struct small; a
@@ -67,6 +72,9 @@ pub struct MapleTree<V> {
     _owns: PhantomData<V>,
 }
 
+#[cfg(not(feature = "write-stats"))]
+const _: () = assert!(core::mem::size_of::<MapleTree<()>>() <= 80);
+#[cfg(feature = "write-stats")]
 const _: () = assert!(core::mem::size_of::<MapleTree<()>>() <= 128);
 
 // SAFETY: the tree owns its nodes and values exclusively (no sharing between
@@ -111,6 +119,7 @@ impl<V> MapleTree<V> {
             alloc,
             len: 0,
             append_path: true,
+            #[cfg(feature = "write-stats")]
             paths: WritePaths {
                 exact_fit: 0,
                 append: 0,
@@ -882,6 +891,7 @@ impl<V> MapleTree<V> {
             height: self.height(),
             node_size: NODE_SIZE,
             reserved_bytes: self.pool.reserved_bytes(),
+            #[cfg(feature = "write-stats")]
             write_paths: self.paths,
             ..Stats::default()
         };

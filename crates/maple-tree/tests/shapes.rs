@@ -484,6 +484,7 @@ fn heights_one_to_four() {
 
 /// The append fast path changes how stores are done, never what they store.
 #[test]
+#[cfg(feature = "write-stats")]
 fn append_path_on_and_off() {
     for alloc in [false, true] {
         for l in [CONTIG, GAPPED, SINGLE] {
@@ -519,6 +520,7 @@ fn append_path_on_and_off() {
 
 /// Each write path of the documented list is taken by a workload made for it.
 #[test]
+#[cfg(feature = "write-stats")]
 fn write_paths_are_exercised() {
     for alloc in [false, true] {
         let name = kind_name(alloc);

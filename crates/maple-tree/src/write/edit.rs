@@ -95,7 +95,7 @@ impl<V> MapleTree<V> {
             self.free_between(lp, &rp, displaced);
             self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
             self.retire_node(rl.node);
-            self.paths.spanning += 1;
+            self.count_path(|p| &mut p.spanning);
         }
         self.retire_node(ll.node);
         self.len += made;
@@ -129,13 +129,13 @@ impl<V> MapleTree<V> {
                     self.widen_right(lp, &mut rp, h, &mut c);
                 }
                 single = false;
-                self.paths.rebalance += 1;
+                self.count_path(|p| &mut p.rebalance);
             }
             let n = pack(&c, kind, self.alloc, &mut self.pool, &mut out);
             if n > 1 {
-                self.paths.split += 1;
+                self.count_path(|p| &mut p.split);
             } else if h == 0 && single {
-                self.paths.node_rewrite += 1;
+                self.count_path(|p| &mut p.node_rewrite);
             }
             if top {
                 self.set_root(&out[..n], h);

@@ -30,7 +30,7 @@ impl<V> MapleTree<V> {
             self.len += 1;
             self.refresh_leaf_gap(path);
         }
-        self.paths.exact_fit += 1;
+        self.count_path(|p| &mut p.exact_fit);
     }
 
     /// The range lies inside the absent last slot of the leaf, which has room
@@ -60,7 +60,7 @@ impl<V> MapleTree<V> {
         // One store publishes the new slots to concurrent readers.
         node.publish_leaf(count, bits);
         self.len += 1;
-        self.paths.append += 1;
+        self.count_path(|p| &mut p.append);
         self.refresh_leaf_gap(path);
     }
 
@@ -240,7 +240,7 @@ impl<V> MapleTree<V> {
         }
         node.publish_leaf(new_count, bits);
         self.len += made;
-        self.paths.node_rewrite += 1;
+        self.count_path(|p| &mut p.node_rewrite);
         self.refresh_leaf_gap(path);
         true
     }

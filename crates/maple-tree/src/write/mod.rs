@@ -32,7 +32,7 @@ mod content;
 mod edit;
 mod fast;
 mod pack;
-#[cfg(test)]
+#[cfg(all(test, feature = "write-stats"))]
 mod tests;
 
 pub(crate) use bulk::Bulk;
