@@ -8,6 +8,7 @@
 mod alloc_count;
 mod bench;
 mod bodies;
+mod capture;
 mod expected;
 mod fork_table;
 mod malloc_tuning;
@@ -59,6 +60,25 @@ enum Cmd {
     Reference(RefArgs),
     /// List the workloads, the implementations, and which runs which.
     List,
+    /// Run a command under strace (randomization off) and write a capture of its
+    /// memory system calls and /proc/PID/maps snapshots (shared/replay/FORMAT.md).
+    Capture(CaptureCli),
+    /// The wrapper `maple capture` starts the command through (execs its arguments).
+    #[command(name = "__capture-exec", hide = true)]
+    CaptureExec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
+#[derive(Args)]
+struct CaptureCli {
+    /// The capture directory to write (created; must be empty).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// The command and its arguments (after `--`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Args)]
@@ -396,6 +416,10 @@ fn cmd_list() -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Cmd::CaptureExec { args } = &cli.cmd {
+        eprintln!("{}", capture::exec_wrapper(args));
+        return ExitCode::from(127);
+    }
     if !cli.malloc_default {
         malloc_tuning::keep_freed_memory();
     }
@@ -410,6 +434,12 @@ fn main() -> ExitCode {
         Cmd::ForkTable(a) => cmd_fork_table(a),
         Cmd::Reference(a) => cmd_reference(a),
         Cmd::List => Ok(cmd_list()),
+        Cmd::Capture(a) => capture::capture(&capture::CaptureArgs {
+            out: a.out,
+            command: a.command,
+        })
+        .map(|rc| ExitCode::from(rc.clamp(0, 255) as u8)),
+        Cmd::CaptureExec { .. } => unreachable!("handled above"),
     };
     r.unwrap_or_else(|e| {
         eprintln!("error: {e}");

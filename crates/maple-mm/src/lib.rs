@@ -62,6 +62,7 @@ mod mremap;
 mod pagecache;
 mod pagetable;
 mod placement;
+pub mod procmaps;
 mod space;
 mod vma;
 
