@@ -142,12 +142,13 @@ impl Watcher {
                     _ => break false,
                 }
             };
-            if below && p != self.strace {
-                out.push(p);
-            } else if self.orphans.contains(&p) {
-                out.push(p);
-            } else if full && p != self.strace && tracer_pid(p) == Some(self.strace) {
-                self.orphans.insert(p);
+            let tracee = (below && p != self.strace)
+                || self.orphans.contains(&p)
+                || (full && p != self.strace && tracer_pid(p) == Some(self.strace) && {
+                    self.orphans.insert(p);
+                    true
+                });
+            if tracee {
                 out.push(p);
             }
         }
