@@ -17,6 +17,7 @@ mod mm;
 mod peers;
 mod rcu;
 mod reference;
+mod replay;
 mod report;
 mod rng;
 mod workloads;
@@ -63,12 +64,30 @@ enum Cmd {
     /// Run a command under strace (randomization off) and write a capture of its
     /// memory system calls and /proc/PID/maps snapshots (shared/replay/FORMAT.md).
     Capture(CaptureCli),
+    /// Replay a capture on the maple-mm model and compare it with the kernel's
+    /// layouts: a report per process, OUT/maps.* and OUT/placements.tsv.
+    Replay(ReplayCli),
     /// The wrapper `maple capture` starts the command through (execs its arguments).
     #[command(name = "__capture-exec", hide = true)]
     CaptureExec {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+}
+
+#[derive(Args)]
+struct ReplayCli {
+    /// The capture directory.
+    dir: std::path::PathBuf,
+    /// Write the model's snapshots (maps.*, vmflags.*) and placements.tsv here.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Draw a process's final layout (kernel above model, differences marked) as SVG.
+    #[arg(long)]
+    svg: Option<std::path::PathBuf>,
+    /// The process --svg draws (default: the first with an exit snapshot).
+    #[arg(long)]
+    svg_tgid: Option<u32>,
 }
 
 #[derive(Args)]
@@ -439,6 +458,13 @@ fn main() -> ExitCode {
             command: a.command,
         })
         .map(|rc| ExitCode::from(rc.clamp(0, 255) as u8)),
+        Cmd::Replay(a) => replay::run(&replay::ReplayArgs {
+            dir: a.dir,
+            out: a.out,
+            svg: a.svg,
+            svg_tgid: a.svg_tgid,
+        })
+        .map(|_| ExitCode::SUCCESS),
         Cmd::CaptureExec { .. } => unreachable!("handled above"),
     };
     r.unwrap_or_else(|e| {

@@ -584,7 +584,7 @@ fn assumed_flags(m: &MapsLine) -> VmFlags {
 
 /// A space's layout as the kernel prints it in `/proc/PID/maps`: file paths
 /// and devices from `files`, `[heap]` for the VMAs overlapping
-/// `start_brk..=brk`, `[stack]` for the one containing `start_stack`,
+/// `start_brk..brk`, `[stack]` for the one containing `start_stack`,
 /// `/dev/zero (deleted)` for shared anonymous memory, then the `gate` lines.
 pub fn maps_lines(
     space: &AddressSpace,
@@ -611,7 +611,8 @@ pub fn maps_lines(
                 (v.pgoff() << PAGE_SHIFT, (0, 1), inode, name)
             }
             Backing::Anon => {
-                let name = if v.start() <= brk && v.end() >= start_brk && brk > start_brk {
+                // vma_is_initial_heap / vma_is_initial_stack.
+                let name = if v.start() < brk && v.end() > start_brk {
                     "[heap]"
                 } else if start_stack.is_some_and(|s| v.start() <= s && v.end() >= s) {
                     "[stack]"
