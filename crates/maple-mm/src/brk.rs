@@ -73,7 +73,9 @@ impl Inner {
             flags,
             pgoff: oldbrk >> PAGE_SHIFT,
             backing: Backing::Anon,
+            vm_file: None,
             anon: None,
+            anon_inherited: false,
         };
         let prev = if oldbrk > self.start_brk {
             self.vmas

@@ -8,7 +8,7 @@ use crate::flags::VmFlags;
 use crate::frames::{FrameId, ZERO_FRAME};
 use crate::memory::Phys;
 use crate::pagecache::Obj;
-use crate::pagetable::{ent_id, index, mk, P, W};
+use crate::pagetable::{entry_target, index, make_entry, PRESENT, WRITABLE};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{AnonId, Vma};
 
@@ -86,7 +86,7 @@ impl AddressSpace {
     /// or the zero page), without faulting.
     pub fn is_present(&self, addr: u64) -> bool {
         let phys = self.mem.lock();
-        self.inner.pt.lookup(&phys, addr & !(PAGE_SIZE - 1)).0 & P != 0
+        self.inner.pt.lookup(&phys, addr & !(PAGE_SIZE - 1)).0 & PRESENT != 0
     }
 }
 
@@ -197,8 +197,8 @@ impl Inner {
     #[inline]
     pub(crate) fn frame_for(&mut self, phys: &mut Phys, addr: u64, write: bool) -> FrameId {
         let (pte, pmd_w) = self.pt.lookup(phys, addr);
-        if pte & P != 0 && (!write || (pte & W != 0 && pmd_w)) {
-            return ent_id(pte);
+        if pte & PRESENT != 0 && (!write || (pte & WRITABLE != 0 && pmd_w)) {
+            return entry_target(pte);
         }
         self.handle_fault(phys, addr, write)
     }
@@ -216,19 +216,21 @@ impl Inner {
         };
         let pt = self.pt.pte_table_mut(phys, page);
         let k = index(page, 0);
-        let old = phys.tables.t(pt).e[k];
+        let old = phys.tables.table(pt).entries[k];
         let shared = vma.is_shared();
         if old == 0 {
             match Obj::of(vma.backing) {
                 // do_anonymous_page
                 None => {
                     if !write {
-                        self.pt.set_pte(phys, pt, k, mk(ZERO_FRAME, P));
+                        self.pt
+                            .set_pte(phys, pt, k, make_entry(ZERO_FRAME, PRESENT));
                         return ZERO_FRAME;
                     }
                     self.anon_vma_prepare(page);
                     let f = phys.frames.alloc();
-                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
+                    self.pt
+                        .set_pte(phys, pt, k, make_entry(f, PRESENT | WRITABLE));
                     f
                 }
                 // do_read_fault / do_shared_fault / do_cow_fault
@@ -238,33 +240,34 @@ impl Inner {
                     if shared || !write {
                         frames.get(c);
                         let w = if shared && vma.flags.contains(VmFlags::WRITE) {
-                            W
+                            WRITABLE
                         } else {
                             0
                         };
-                        self.pt.set_pte(phys, pt, k, mk(c, P | w));
+                        self.pt.set_pte(phys, pt, k, make_entry(c, PRESENT | w));
                         return c;
                     }
                     self.anon_vma_prepare(page);
                     let f = phys.frames.alloc_copy(c);
-                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
+                    self.pt
+                        .set_pte(phys, pt, k, make_entry(f, PRESENT | WRITABLE));
                     f
                 }
             }
         } else {
-            let f = ent_id(old);
-            if !write || old & W != 0 {
+            let f = entry_target(old);
+            if !write || old & WRITABLE != 0 {
                 return f;
             }
             // do_wp_page
             if shared {
-                self.pt.set_pte(phys, pt, k, old | W);
+                self.pt.set_pte(phys, pt, k, old | WRITABLE);
                 return f;
             }
             let fr = phys.frames.frame(f);
             if f != ZERO_FRAME && fr.refs == 1 && !fr.cached {
                 // wp_page_reuse: the only reference, an anonymous page.
-                self.pt.set_pte(phys, pt, k, old | W);
+                self.pt.set_pte(phys, pt, k, old | WRITABLE);
                 return f;
             }
             self.anon_vma_prepare(page);
@@ -274,14 +277,17 @@ impl Inner {
                 phys.frames.alloc_copy(f)
             };
             phys.frames.put(f);
-            self.pt.set_pte(phys, pt, k, mk(n, P | W));
+            self.pt
+                .set_pte(phys, pt, k, make_entry(n, PRESENT | WRITABLE));
             n
         }
     }
 
     /// `anon_vma_prepare`: gives the VMA at `addr` an anon_vma, reusing a
     /// compatible neighbour's (`find_mergeable_anon_vma`: the next VMA
-    /// first, then the previous) so that they may merge later.
+    /// first, then the previous) so that they may merge later; only a
+    /// neighbour whose chain is singular lends its anon_vma
+    /// (`reusable_anon_vma`), never one inherited at fork.
     pub(crate) fn anon_vma_prepare(&mut self, addr: u64) {
         let Some(v) = self.vmas.get(addr) else { return };
         if v.anon.is_some() {
@@ -289,13 +295,13 @@ impl Inner {
         }
         let mut id = None;
         if let Some(n) = self.vmas.get(v.end) {
-            if n.anon.is_some() && v.anon_compatible(n) {
+            if n.anon.is_some() && !n.anon_inherited && v.anon_compatible(n) {
                 id = n.anon;
             }
         }
         if id.is_none() && v.start > 0 {
             if let Some(p) = self.vmas.get(v.start - 1) {
-                if p.anon.is_some() && p.anon_compatible(v) {
+                if p.anon.is_some() && !p.anon_inherited && p.anon_compatible(v) {
                     id = p.anon;
                 }
             }

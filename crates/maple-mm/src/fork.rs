@@ -6,7 +6,7 @@ use crate::config::PMD_SIZE;
 use crate::error::Errno;
 use crate::flags::VmFlags;
 use crate::memory::Phys;
-use crate::pagetable::{index, ENTRIES, P};
+use crate::pagetable::{index, ENTRIES};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{AnonId, Backing, Vma};
 use maple_tree::{DupError, MapleTree};
@@ -100,15 +100,20 @@ impl ForkOptions {
 }
 
 /// The child's copy of a VMA (`vm_area_dup` + `anon_vma_fork`): a fresh
-/// anon_vma if the parent's VMA has one, none for `VM_WIPEONFORK` ("a clean
-/// slate in the child").
+/// anon_vma if the parent's VMA has one, chained to the parent's (so the
+/// child's chain is not singular, [`Vma::anon_vma_inherited`]); none for
+/// `VM_WIPEONFORK` ("a clean slate in the child").
 fn child_vma(v: &Vma) -> Vma {
     let anon = if v.flags.contains(VmFlags::WIPEONFORK) {
         None
     } else {
         v.anon.map(|_| AnonId::fresh())
     };
-    Vma { anon, ..v.clone() }
+    Vma {
+        anon,
+        anon_inherited: anon.is_some(),
+        ..v.clone()
+    }
 }
 
 /// `vma_needs_copy`: only VMAs with anonymous pages get their page tables
@@ -161,6 +166,7 @@ impl Inner {
             total_vm: 0,
             start_brk: self.start_brk,
             brk: self.brk,
+            vsyscall: self.vsyscall,
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.
@@ -236,13 +242,13 @@ impl Inner {
             let mut a = s;
             while a < e {
                 let base = a & !(PMD_SIZE - 1);
-                let ce = e.min(base + PMD_SIZE);
+                let part_end = e.min(base + PMD_SIZE);
                 let Some(found) = self.pt.find(phys, a) else {
-                    a = ce;
+                    a = part_end;
                     continue;
                 };
-                if phys.tables.t(found.pt).used == 0 {
-                    a = ce;
+                if phys.tables.table(found.pt).used == 0 {
+                    a = part_end;
                     continue;
                 }
                 if how == PtStrategy::CowPte {
@@ -258,13 +264,15 @@ impl Inner {
                         }
                     };
                     if shared {
-                        a = ce;
+                        a = part_end;
                         continue;
                     }
                 }
                 let dst = child.pt.fork_table(phys, a)?;
-                child.pt.fork_copy_ptes(phys, found.pt, dst, a, ce, cow);
-                a = ce;
+                child
+                    .pt
+                    .fork_copy_ptes(phys, found.pt, dst, a, part_end, cow);
+                a = part_end;
             }
         }
         Ok(())
@@ -286,10 +294,10 @@ impl Inner {
         if s <= base && e >= base + PMD_SIZE {
             return true;
         }
-        let t = phys.tables.t(pt);
+        let t = phys.tables.table(pt);
         let first = ranges.partition_point(|r| r.1 <= base);
         for k in 0..ENTRIES {
-            if t.e[k] & P == 0 && t.e[k] == 0 {
+            if t.entries[k] == 0 {
                 continue;
             }
             let addr = base + ((k as u64) << 12);

@@ -30,7 +30,7 @@ use crate::config::{Config, PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::VmFlags;
 use crate::memory::Memory;
 use crate::space::AddressSpace;
-use crate::vma::{AnonId, Backing, FileId, ShmId, Vma};
+use crate::vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
 
 /// One line of `/proc/PID/maps`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -493,14 +493,33 @@ impl ProcImage {
                     gate.push(m.clone());
                     continue;
                 }
+                if m.name == "[vsyscall]" {
+                    space.inner.vsyscall = true;
+                    continue;
+                }
                 let kind = m.kind();
+                let mut vm_file = None;
                 let backing = match kind {
                     MapsKind::Anon => Backing::Anon,
-                    MapsKind::File | MapsKind::Special => {
+                    MapsKind::Special => match Special::from_name(&m.name) {
+                        Some(sp) => Backing::Special(sp),
+                        None => Backing::File(files.file(&m.name)),
+                    },
+                    MapsKind::File => {
                         let id = files.file(&m.name);
-                        if kind == MapsKind::File {
-                            files.set_identity(id, m.dev, m.inode);
-                        }
+                        files.set_identity(id, m.dev, m.inode);
+                        // A shared mapping without VM_MAYWRITE is of a file
+                        // opened read-only (do_mmap); otherwise assume read-write.
+                        let mode = if m.shared && !flags.contains(VmFlags::MAYWRITE) {
+                            OpenMode::ReadOnly
+                        } else {
+                            OpenMode::ReadWrite
+                        };
+                        vm_file = Some(
+                            OpenFile::new(id)
+                                .mode(mode)
+                                .thp_aligned(thp_aligned_path(&m.name)),
+                        );
                         Backing::File(id)
                     }
                     MapsKind::SharedAnon => {
@@ -526,7 +545,9 @@ impl ProcImage {
                     flags,
                     pgoff,
                     backing,
+                    vm_file,
                     anon,
+                    anon_inherited: false,
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }
@@ -610,6 +631,7 @@ pub fn maps_lines(
                     .unwrap_or_else(|| ("/dev/zero (deleted)".to_string(), 0));
                 (v.pgoff() << PAGE_SHIFT, (0, 1), inode, name)
             }
+            Backing::Special(sp) => (0, (0, 0), 0, sp.name().to_string()),
             Backing::Anon => {
                 // vma_is_initial_heap / vma_is_initial_stack.
                 let name = if v.start() < brk && v.end() > start_brk {
@@ -635,8 +657,33 @@ pub fn maps_lines(
             name,
         });
     }
+    if let Some(g) = space.gate_vma() {
+        out.push(MapsLine {
+            start: g.start(),
+            end: g.end(),
+            read: false,
+            write: false,
+            exec: true,
+            shared: false,
+            offset: 0,
+            dev: (0, 0),
+            inode: 0,
+            name: Special::Vsyscall.name().to_string(),
+        });
+    }
     out.extend(gate.iter().cloned());
     out
+}
+
+/// Whether the file system of `path` places mappings on 2 MiB boundaries
+/// (`thp_get_unmapped_area`): assumed for regular paths (ext4, xfs, btrfs
+/// in Linux 6.18), not for device files, procfs/sysfs, memfd or shared
+/// memory (tmpfs with huge pages off).
+pub fn thp_aligned_path(path: &str) -> bool {
+    path.starts_with('/')
+        && !["/dev/", "/proc/", "/sys/", "/memfd:", "/SYSV", "/run/"]
+            .iter()
+            .any(|p| path.starts_with(p))
 }
 
 #[cfg(test)]

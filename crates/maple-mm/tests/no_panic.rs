@@ -1,9 +1,10 @@
 //! Property test: system calls with arbitrary arguments never panic, and a
-//! call that fails changes nothing.
+//! call that fails changes nothing, except `mprotect` and `madvise`, which
+//! Linux applies VMA by VMA up to the failure (tests/errors.rs checks how).
 
 mod common;
 use common::*;
-use maple_mm::{AddressSpace, Advice, Config, FileId, MapFlags, Prot, RemapFlags, TASK_SIZE};
+use maple_mm::{AddressSpace, Config, FileId, MapFlags, Prot, RemapFlags, TASK_SIZE};
 use proptest::prelude::*;
 
 fn addr() -> impl Strategy<Value = u64> {
@@ -65,7 +66,7 @@ fn call() -> impl Strategy<Value = Call> {
         4 => (addr(), len(), prot.clone(), flags, any::<bool>(), addr()).prop_map(|(a, l, p, f, file, o)| Call::Mmap(a, l, p, f, file, o)),
         2 => (addr(), len()).prop_map(|(a, l)| Call::Munmap(a, l)),
         2 => (addr(), len(), prot).prop_map(|(a, l, p)| Call::Mprotect(a, l, p)),
-        2 => (addr(), len(), prop_oneof![0..20i32, any::<i32>()]).prop_map(|(a, l, x)| Call::Madvise(a, l, x)),
+        2 => (addr(), len(), prop_oneof![0..26i32, any::<i32>()]).prop_map(|(a, l, x)| Call::Madvise(a, l, x)),
         2 => (addr(), len(), len(), prop_oneof![0..8u32, any::<u32>()], addr()).prop_map(|(a, o, n, f, t)| Call::Mremap(a, o, n, f, t)),
         1 => addr().prop_map(Call::Brk),
         2 => (addr(), any::<u16>()).prop_map(|(a, n)| Call::Read(a, n)),
@@ -88,10 +89,7 @@ fn run(mm: &mut AddressSpace, c: &Call) -> bool {
             .is_ok(),
         Call::Munmap(a, l) => mm.munmap(a, l).is_ok(),
         Call::Mprotect(a, l, p) => mm.mprotect(a, l, Prot::from_bits_retain(p)).is_ok(),
-        Call::Madvise(a, l, x) => match Advice::from_raw(x) {
-            Some(adv) => mm.madvise(a, l, adv).is_ok(),
-            None => true,
-        },
+        Call::Madvise(a, l, x) => mm.madvise_raw(a, l, x).is_none_or(|r| r.is_ok()),
         Call::Mremap(a, o, n, f, t) => mm
             .mremap(a, o, n, RemapFlags::from_bits_retain(f), t)
             .is_ok(),
@@ -115,7 +113,8 @@ proptest! {
         for c in &calls {
             let before = (mm.maps(), mm.stats());
             let ok = run(&mut mm, c);
-            if !ok {
+            let partial = matches!(c, Call::Mprotect(..) | Call::Madvise(..));
+            if !ok && !partial {
                 let after = (mm.maps(), mm.stats());
                 prop_assert_eq!(&before.0, &after.0, "{:?} failed but changed the layout", c);
                 prop_assert_eq!(before.1.total_vm_pages, after.1.total_vm_pages);

@@ -12,8 +12,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use maple_mm::procmaps::{maps_lines, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine};
-use maple_mm::{AddressSpace, Advice, Errno, MapFlags, RemapFlags};
+use maple_mm::procmaps::{
+    maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
+};
+use maple_mm::{
+    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
+};
 
 use super::compare::{compare, Diff};
 use super::decode::{clone_kind, decode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT};
@@ -134,6 +138,23 @@ fn model_vmflags(space: &AddressSpace) -> Vec<VmFlagsLine> {
             flags: v.flags(),
         })
         .collect()
+}
+
+/// The file of an `mmap`, as the model needs it. The trace does not show
+/// how the file was opened (`openat` is not traced): a shared mapping without
+/// `PROT_WRITE` is assumed to be of a file opened read-only (what programs
+/// do for caches and locale files), any other of one opened read-write. Its
+/// file system aligns mappings to 2 MiB as [`thp_aligned_path`] says.
+fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
+    let shared = flags.intersects(MapFlags::SHARED);
+    let mode = if shared && !prot.contains(Prot::WRITE) {
+        OpenMode::ReadOnly
+    } else {
+        OpenMode::ReadWrite
+    };
+    OpenFile::new(id)
+        .mode(mode)
+        .thp_aligned(thp_aligned_path(path))
 }
 
 /// Where the heap starts when the trace does not say: the end of the run of
@@ -347,11 +368,15 @@ impl<'a> Replayer<'a> {
                         flags |= MapFlags::ANONYMOUS;
                         None
                     }
-                    Some(p) => Some(files.file(p)),
+                    Some(p) => Some(open_file(files.file(p), p, prot, flags)),
                     None => None,
                 };
                 let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
-                let m = sp.mmap(addr, len, prot, flags, fid, off);
+                let map = |sp: &mut AddressSpace, addr: u64, flags: MapFlags| match fid {
+                    Some(f) => sp.mmap_file(addr, len, prot, flags, f, off),
+                    None => sp.mmap(addr, len, prot, flags, None, off),
+                };
+                let m = map(sp, addr, flags);
                 let mut note = None;
                 let mut place = None;
                 match (&c.ret, &m) {
@@ -362,7 +387,7 @@ impl<'a> Replayer<'a> {
                         if k != mv {
                             // Put it where the kernel did.
                             let _ = sp.munmap(*mv, len);
-                            let r = sp.mmap(*k, len, prot, flags | MapFlags::FIXED, fid, off);
+                            let r = map(sp, *k, flags | MapFlags::FIXED);
                             if fixed || r.is_err() {
                                 note = Some(format!("kernel {k:#x}, model {}", fmt_model(&m)));
                             }
@@ -373,7 +398,7 @@ impl<'a> Replayer<'a> {
                         if !fixed {
                             place = Some((*k, None));
                         }
-                        let _ = sp.mmap(*k, len, prot, flags | MapFlags::FIXED, fid, off);
+                        let _ = map(sp, *k, flags | MapFlags::FIXED);
                     }
                     (Ret::Err(e), Ok(mv)) => {
                         note = Some(format!("kernel -1 {e}, model {mv:#x}"));
