@@ -82,7 +82,8 @@ const PROTS: [(&str, u64); 7] = [
     ("PROT_GROWSUP", 0x0200_0000),
 ];
 
-const MAPS: [(&str, u64); 19] = [
+const MAPS: [(&str, u64); 20] = [
+    ("MAP_FILE", 0),
     ("MAP_SHARED", 0x1),
     ("MAP_PRIVATE", 0x2),
     ("MAP_SHARED_VALIDATE", 0x3),

@@ -100,6 +100,9 @@ struct Replayer<'a> {
 
 const EXAMPLES: usize = 5;
 
+/// Whether heap growth is written to at once (see [`touches`]).
+const TOUCH_HEAP: bool = true;
+
 fn errno_name(e: Errno) -> &'static str {
     e.name()
 }
@@ -155,6 +158,21 @@ fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
     OpenFile::new(id)
         .mode(mode)
         .thp_aligned(thp_aligned_path(path))
+}
+
+/// Whether the replay assumes the program writes to a new mapping: private
+/// and writable. A syscall trace shows no page faults, but whether a VMA has
+/// an anon_vma (its first write fault) decides merges, fork inheritance and
+/// the `VM_ACCOUNT` drop; programs write to the private writable memory they
+/// map (malloc arenas, stacks, data segments), so the replay writes one byte
+/// at its start right after the `mmap`.
+fn touches(prot: Prot, flags: MapFlags) -> bool {
+    prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
+}
+
+/// The first write to `addr` (a write fault; its failure changes nothing).
+fn first_write(sp: &mut AddressSpace, addr: u64) {
+    let _ = sp.write(addr, &[0]);
 }
 
 /// Where the heap starts when the trace does not say: the end of the run of
@@ -413,6 +431,9 @@ impl<'a> Replayer<'a> {
                     }
                     (Ret::Unknown, _) => {}
                 }
+                if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
+                    first_write(sp, *k);
+                }
                 if let Some((k, mv)) = place {
                     self.placement(tgid, c, k, mv);
                 }
@@ -510,7 +531,11 @@ impl<'a> Replayer<'a> {
                 }
             }
             Op::Brk { addr } => {
+                let before = sp.current_brk();
                 let m = sp.brk(addr);
+                if m > before && TOUCH_HEAP {
+                    first_write(sp, before);
+                }
                 if c.ret != Ret::Val(m) {
                     let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));
                     self.mismatch(tgid, c, n);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Rebuilds the test programs and captures every program of captures/README.md
+# with `maple capture` (needs strace and gcc; run as root on Linux x86-64).
+# Usage: captures/make.sh [MAPLE]   (default: target/release/maple)
+set -euo pipefail
+cd "$(dirname "$0")"
+MAPLE=${1:-../target/release/maple}
+BIN=$(mktemp -d)
+for p in errors threads forker mremap_heavy madvise_heavy; do
+    gcc -O1 -o "$BIN/$p" "src/$p.c" -lpthread
+done
+gcc -O1 -static -o "$BIN/static_hello" src/static_hello.c
+
+cap() { # name command...
+    local name=$1; shift
+    rm -rf "$name"
+    "$MAPLE" capture --out "$name" -- "$@" >/dev/null
+}
+cap errors        "$BIN/errors"
+cap threads       "$BIN/threads"
+cap forker        "$BIN/forker"
+cap mremap_heavy  "$BIN/mremap_heavy"
+cap madvise_heavy "$BIN/madvise_heavy"
+cap static_hello  "$BIN/static_hello"
+cap python3       python3 -c 'import json, re; print(json.dumps({"n": sum(range(10))}))'
+cap sh_pipeline   sh -c 'ls /usr | sort | head -3'
+cap ls            ls -la /usr/lib
+cap perl          perl -e 'my %h = map { $_ => $_ * 2 } 1..10000; print scalar(keys %h), "\n"'
+cap awk           awk 'BEGIN { for (i = 0; i < 20000; i++) a[i] = i; print length(a) }'
+cap find_xargs    sh -c 'find /usr/include/linux -name "*.h" | head -50 | xargs wc -l | tail -1'
+rm -rf "$BIN"
+du -sh .
