@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 MAPLE=${1:-../target/release/maple}
 BIN=$(mktemp -d)
-for p in errors threads forker mremap_heavy madvise_heavy; do
+for p in errors threads forker mremap_heavy madvise_heavy churn12k; do
     gcc -O1 -o "$BIN/$p" "src/$p.c" -lpthread
 done
 gcc -O1 -static -o "$BIN/static_hello" src/static_hello.c
@@ -27,6 +27,7 @@ cap sh_pipeline   sh -c 'ls /usr | sort | head -3'
 cap ls            ls -la /usr/lib
 cap perl          perl -e 'my %h = map { $_ => $_ * 2 } 1..10000; print scalar(keys %h), "\n"'
 cap awk           awk 'BEGIN { for (i = 0; i < 20000; i++) a[i] = i; print length(a) }'
+cap churn12k     "$BIN/churn12k"
 cap find_xargs    sh -c 'find /usr/include/linux -name "*.h" | head -50 | xargs wc -l | tail -1'
 rm -rf "$BIN"
 du -sh .
