@@ -61,7 +61,7 @@ pub fn draw(title: &str, kernel: &[MapsLine], model: &[MapsLine]) -> String {
             };
         }
     }
-    let width = x + 40.0;
+    let width = x + 160.0; // room for the last rotated label
     let height = TOP + 2.0 * ROW_H + 170.0;
     let mut doc = Document::new()
         .set("width", width)
