@@ -38,7 +38,9 @@ fn err<T>(invariant: &'static str, detail: String) -> Result<T, CheckError> {
 impl AddressSpace {
     /// Checks the whole address space: the tree is valid; every VMA is keyed
     /// by its own range, page aligned, non-empty, inside the task, with
-    /// consistent flags; the counters match; every present page-table entry
+    /// consistent flags (a file VMA's `vm_file` is its file, an inherited
+    /// anon_vma chain has an anon_vma, a special mapping keeps the kernel's
+    /// special and sharing flags); the counters match; every present page-table entry
     /// lies in a VMA that allows what the entry allows (write only in a
     /// writable VMA; a writable private entry maps a frame no one else
     /// maps; a shared VMA maps its object's page-cache frames; the zero page
@@ -91,11 +93,39 @@ impl AddressSpace {
                 }
                 _ => {}
             }
-            if v.flags.contains(VmFlags::WIPEONFORK) && (shared || v.backing != Backing::Anon) {
+            if v.flags.contains(VmFlags::WIPEONFORK)
+                && (shared || matches!(v.backing, Backing::File(_) | Backing::Shm(_)))
+            {
                 return err(
                     "vma flags",
-                    format!("WIPEONFORK on a VMA that is not private anonymous: {:?}", v),
+                    format!("WIPEONFORK on a shared or file VMA: {:?}", v),
                 );
+            }
+            let file_ok = match (v.backing, v.vm_file) {
+                (Backing::File(id), Some(f)) => f.id == id,
+                (Backing::File(_), None) | (_, Some(_)) => false,
+                (_, None) => true,
+            };
+            if !file_ok {
+                return err(
+                    "vm_file",
+                    format!("vm_file does not match the backing: {:?}", v),
+                );
+            }
+            if v.anon_inherited && v.anon.is_none() {
+                return err(
+                    "anon_vma chain",
+                    format!("an inherited chain without an anon_vma: {:?}", v),
+                );
+            }
+            if let Backing::Special(sp) = v.backing {
+                let fixed = VmFlags::SPECIAL | VmFlags::MAYSHARE | VmFlags::SHARED;
+                if v.flags & fixed != sp.flags() & fixed {
+                    return err(
+                        "special mapping flags",
+                        format!("{} with {:?}", sp.name(), v.flags),
+                    );
+                }
             }
             total += v.pages();
         }

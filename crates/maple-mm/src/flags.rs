@@ -253,6 +253,8 @@ flag_type! {
         HUGEPAGE = 0x2000_0000;
         /// `VM_NOHUGEPAGE` (`MADV_NOHUGEPAGE`, `MAP_STACK`).
         NOHUGEPAGE = 0x4000_0000;
+        /// `VM_MERGEABLE` (`MADV_MERGEABLE`): KSM may merge its pages.
+        MERGEABLE = 0x8000_0000;
     }
 }
 
@@ -282,6 +284,7 @@ const SMAPS_NAMES: &[(&str, u64)] = &[
     ("mm", 0x1000_0000),
     ("hg", 0x2000_0000),
     ("nh", 0x4000_0000),
+    ("mg", 0x8000_0000),
 ];
 
 impl VmFlags {
@@ -379,6 +382,11 @@ pub enum Advice {
     DontFork,
     /// `MADV_DOFORK` (11): clears `VM_DONTCOPY` (`EINVAL` on `VM_IO`).
     DoFork,
+    /// `MADV_MERGEABLE` (12): sets `VM_MERGEABLE` (`ksm_madvise`), except on
+    /// VMAs KSM cannot handle (shared, `VM_SPECIAL`), which it silently skips.
+    Mergeable,
+    /// `MADV_UNMERGEABLE` (13): clears `VM_MERGEABLE`.
+    Unmergeable,
     /// `MADV_HUGEPAGE` (14): sets `VM_HUGEPAGE`, clears `VM_NOHUGEPAGE`
     /// (`hugepage_madvise`).
     HugePage,
@@ -412,7 +420,7 @@ pub enum Advice {
 }
 
 /// Every advice the model implements, in `MADV_*` order.
-const ALL_ADVICE: [Advice; 20] = [
+const ALL_ADVICE: [Advice; 22] = [
     Advice::Normal,
     Advice::Random,
     Advice::Sequential,
@@ -422,6 +430,8 @@ const ALL_ADVICE: [Advice; 20] = [
     Advice::Remove,
     Advice::DontFork,
     Advice::DoFork,
+    Advice::Mergeable,
+    Advice::Unmergeable,
     Advice::HugePage,
     Advice::NoHugePage,
     Advice::DontDump,
@@ -447,8 +457,7 @@ impl Advice {
     /// transparent huge pages, memory failure) knows the advice
     /// (`madvise_behavior_valid`); `madvise` with any other value fails with
     /// `EINVAL` and changes nothing. Known values the model does not
-    /// implement: `MADV_MERGEABLE` (12), `MADV_UNMERGEABLE` (13),
-    /// `MADV_COLLAPSE` (25), `MADV_HWPOISON` (100), `MADV_SOFT_OFFLINE`
+    /// implement: `MADV_COLLAPSE` (25), `MADV_HWPOISON` (100), `MADV_SOFT_OFFLINE`
     /// (101), `MADV_GUARD_INSTALL` (102), `MADV_GUARD_REMOVE` (103).
     pub fn linux_accepts(raw: i32) -> bool {
         matches!(raw, 0..=4 | 8..=25 | 100..=103)
@@ -466,6 +475,8 @@ impl Advice {
             Advice::Remove => 9,
             Advice::DontFork => 10,
             Advice::DoFork => 11,
+            Advice::Mergeable => 12,
+            Advice::Unmergeable => 13,
             Advice::HugePage => 14,
             Advice::NoHugePage => 15,
             Advice::DontDump => 16,

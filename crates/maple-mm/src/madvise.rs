@@ -100,6 +100,16 @@ fn advised_flags(v: &Vma, advice: Advice) -> Result<VmFlags, Errno> {
             }
             f.without(VmFlags::DONTDUMP)
         }
+        Advice::Mergeable => {
+            // vma_ksm_compatible
+            let incompatible = VmFlags::SHARED | VmFlags::MAYSHARE | VmFlags::SPECIAL;
+            if f.intersects(incompatible) {
+                f
+            } else {
+                f | VmFlags::MERGEABLE
+            }
+        }
+        Advice::Unmergeable => f.without(VmFlags::MERGEABLE),
         Advice::HugePage => f.without(VmFlags::NOHUGEPAGE) | VmFlags::HUGEPAGE,
         Advice::NoHugePage => f.without(VmFlags::HUGEPAGE) | VmFlags::NOHUGEPAGE,
         _ => f,

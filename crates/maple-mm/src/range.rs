@@ -80,8 +80,10 @@ impl Inner {
     }
 
     /// Replaces the part `start..end` of one VMA by `change(part)`, split
-    /// and merged by the kernel's rules: each split needs
-    /// `map_count < max_map_count` (`ENOMEM`, `split_vma`).
+    /// and merged by the kernel's rules (`vma_modify`): each split needs
+    /// `map_count < max_map_count` (`ENOMEM`, `split_vma`). The split at
+    /// `start` comes first: when only the one at `end` fails, the VMA stays
+    /// split at `start` with its old flags, as in Linux.
     pub(crate) fn modify_part(
         &mut self,
         phys: &mut Phys,
@@ -90,11 +92,30 @@ impl Inner {
         change: &mut dyn FnMut(&Vma) -> Vma,
     ) -> Result<(), Errno> {
         let plan = self.plan(start, end, &mut |v: &Vma| Ok(Some(change(v))), None)?;
-        if plan.cuts > 0 && self.vmas.len() + plan.cuts > self.cfg.max_map_count {
+        let count = self.vmas.len();
+        let max = self.cfg.max_map_count;
+        if plan.cuts > 0 && count + plan.cuts > max {
+            if plan.cuts == 2 && count < max {
+                self.split_at(start);
+            }
             return Err(Errno::ENOMEM);
         }
         self.commit(phys, plan);
         Ok(())
+    }
+
+    /// `__split_vma` of the VMA around `addr` into two VMAs with the same
+    /// attributes (nothing to do if a VMA starts at `addr`).
+    fn split_at(&mut self, addr: u64) {
+        let Some(vma) = self.vmas.get(addr).cloned() else {
+            return;
+        };
+        if vma.start == addr {
+            return;
+        }
+        let (below, above) = (vma.slice(vma.start, addr), vma.slice(addr, vma.end));
+        self.vmas.insert(below.key(), below);
+        self.vmas.insert(above.key(), above);
     }
 }
 

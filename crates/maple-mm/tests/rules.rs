@@ -162,6 +162,23 @@ fn madvise_flag_advice_splits_and_merges() {
     assert_eq!(draw(&mm, B, 4), "AABB");
     mm.madvise(a, 2 * P, Advice::DoDump).unwrap();
     assert_eq!(draw(&mm, B, 4), "AAAA");
+    // ksm_madvise: VM_MERGEABLE, silently not on shared memory
+    mm.madvise(a + P, P, Advice::Mergeable).unwrap();
+    assert_eq!(flags_at(&mm, a + P).smaps(), "rd wr mr mw me ac nh mg");
+    mm.madvise(a + P, P, Advice::Unmergeable).unwrap();
+    assert_eq!(draw(&mm, B, 4), "AAAA");
+    let s = mm
+        .mmap(
+            B + 8 * P,
+            P,
+            Prot::RW,
+            MapFlags::SHARED_ANON | MapFlags::FIXED,
+            None,
+            0,
+        )
+        .unwrap();
+    mm.madvise(s, P, Advice::Mergeable).unwrap();
+    assert!(!flags_at(&mm, s).contains(VmFlags::MERGEABLE));
     check(&mm);
 }
 
@@ -448,7 +465,9 @@ fn special_mappings() {
         Err(Errno::EFAULT)
     );
     mm.madvise(vdso, 2 * P, Advice::HugePage).unwrap();
-    assert_eq!(flags_at(&mm, vdso).smaps(), "rd ex mr mw me de hg");
+    mm.madvise(vdso, 2 * P, Advice::WipeOnFork).unwrap();
+    mm.madvise(vdso, 2 * P, Advice::Mergeable).unwrap();
+    assert_eq!(flags_at(&mm, vdso).smaps(), "rd ex mr mw me de wf hg");
     mm.mprotect(vdso, 2 * P, Prot::READ).unwrap();
     assert_eq!(rb(&mut mm, vdso), 0);
     // creation errors
