@@ -154,6 +154,14 @@ pub fn capture(a: &CaptureArgs) -> Result<i32, String> {
     let rc = status.code().unwrap_or(128 + 9);
     fs::write(out.join("rc"), format!("rc={rc}\n"))
         .map_err(|e| format!("{}: {e}", out.join("rc").display()))?;
+    let exits = count_exit_groups(&out);
+    if exits > report.exits {
+        eprintln!(
+            "capture: warning: {exits} exit_group calls in the traces but {} exit snapshots: \
+             the watcher missed a stop (a loaded machine?); capture again for a complete one",
+            report.exits
+        );
+    }
     eprintln!(
         "capture: {} snapshots of {} processes in {}; rc={rc}",
         report.snapshots,
@@ -161,4 +169,17 @@ pub fn capture(a: &CaptureArgs) -> Result<i32, String> {
         out.display()
     );
     Ok(rc)
+}
+
+/// How many `exit_group` calls the trace files hold (each should have an
+/// `exit` snapshot).
+fn count_exit_groups(dir: &Path) -> usize {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("trace."))
+        .filter_map(|e| fs::read_to_string(e.path()).ok())
+        .map(|t| t.lines().filter(|l| l.contains(" exit_group(")).count())
+        .sum()
 }

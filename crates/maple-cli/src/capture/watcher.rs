@@ -28,6 +28,8 @@ pub struct Report {
     pub snapshots: usize,
     /// Distinct processes snapshotted.
     pub processes: usize,
+    /// `exit` snapshots among them.
+    pub exits: usize,
 }
 
 /// Per task: the stop it was last seen in (its `syscall` line), and the line
@@ -46,6 +48,7 @@ pub struct Watcher {
     seq: HashMap<u32, u32>,
     rows: String,
     snapshots: usize,
+    exits: usize,
     orphans: HashSet<u32>,
 }
 
@@ -90,6 +93,7 @@ impl Watcher {
             seq: HashMap::new(),
             rows: String::new(),
             snapshots: 0,
+            exits: 0,
             orphans: HashSet::new(),
         }
     }
@@ -112,6 +116,7 @@ impl Watcher {
         Ok(Report {
             snapshots: self.snapshots,
             processes: self.seq.len(),
+            exits: self.exits,
         })
     }
 
@@ -242,6 +247,7 @@ impl Watcher {
             exe.display()
         );
         self.snapshots += 1;
+        self.exits += (phase == "exit") as usize;
         Ok(())
     }
 }
