@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 MAPLE=${1:-../target/release/maple}
 BIN=$(mktemp -d)
-for p in errors threads forker mremap_heavy madvise_heavy churn12k; do
+for p in errors threads forker mremap_heavy madvise_heavy churn12k mapcount; do
     gcc -O1 -o "$BIN/$p" "src/$p.c" -lpthread
 done
 gcc -O1 -static -o "$BIN/static_hello" src/static_hello.c
@@ -29,5 +29,7 @@ cap perl          perl -e 'my %h = map { $_ => $_ * 2 } 1..10000; print scalar(k
 cap awk           awk 'BEGIN { for (i = 0; i < 20000; i++) a[i] = i; print length(a) }'
 cap churn12k     "$BIN/churn12k"
 cap find_xargs    sh -c 'find /usr/include/linux -name "*.h" | head -50 | xargs wc -l | tail -1'
+cap mapcount      "$BIN/mapcount"
+gzip -9 mapcount/trace.* mapcount/maps.*.exit   # 10 MB raw; the replay reads .gz
 rm -rf "$BIN"
 du -sh .

@@ -233,7 +233,15 @@ impl Watcher {
             fs::write(&p, s).map_err(|e| format!("{}: {e}", p.display()))
         };
         write(format!("maps.{name}"), &maps)?;
-        write(format!("vmflags.{name}"), &vmflags)?;
+        // smaps of a large process can take longer to read than the stop
+        // lasts: a truncated copy is left out (the replay then assumes flags).
+        if vmflags.lines().count() == maps.lines().count() {
+            write(format!("vmflags.{name}"), &vmflags)?;
+        } else {
+            eprintln!(
+                "capture: {name}: the process left its stop while smaps was read; no vmflags.{name}"
+            );
+        }
         let cmdline = read(format!("/proc/{tgid}/cmdline"))
             .unwrap_or_default()
             .trim_end_matches('\0')

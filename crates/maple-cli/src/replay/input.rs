@@ -2,6 +2,7 @@
 //! snapshots themselves.
 
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use super::strace::{parse_time, parse_trace, Call, Micros};
@@ -76,8 +77,31 @@ pub struct Capture {
     pub command: String,
 }
 
+/// The text of `p`, or of `p.gz` (gzip) when only that exists.
 fn read(p: &Path) -> Result<String, String> {
-    fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
+    if p.exists() {
+        return fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    }
+    let gz = gz_path(p);
+    if !gz.exists() {
+        return Err(format!("{}: not found (nor {})", p.display(), gz.display()));
+    }
+    let f = fs::File::open(&gz).map_err(|e| format!("{}: {e}", gz.display()))?;
+    let mut s = String::new();
+    flate2::read::GzDecoder::new(f)
+        .read_to_string(&mut s)
+        .map_err(|e| format!("{}: {e}", gz.display()))?;
+    Ok(s)
+}
+
+fn gz_path(p: &Path) -> PathBuf {
+    let mut s = p.as_os_str().to_owned();
+    s.push(".gz");
+    PathBuf::from(s)
+}
+
+fn exists(p: &Path) -> bool {
+    p.exists() || gz_path(p).exists()
 }
 
 impl Capture {
@@ -88,14 +112,17 @@ impl Capture {
         for e in rd {
             let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(t) = name.strip_prefix("trace.") {
+            if let Some(t) = name
+                .strip_prefix("trace.")
+                .map(|t| t.strip_suffix(".gz").unwrap_or(t))
+            {
                 let tid: u32 = t.parse().map_err(|_| {
                     format!(
                         "{}: a trace file must be named trace.<tid>",
                         e.path().display()
                     )
                 })?;
-                files.push((tid, name));
+                files.push((tid, format!("trace.{tid}")));
             }
         }
         if files.is_empty() {
@@ -105,6 +132,7 @@ impl Capture {
             ));
         }
         files.sort();
+        files.dedup();
         let mut calls = Vec::new();
         let mut tids = Vec::new();
         for (tid, name) in &files {
@@ -137,7 +165,7 @@ impl Capture {
         let mp = self.dir.join(format!("maps.{}", s.name()));
         let maps = parse_maps(&read(&mp)?).map_err(|e| format!("{}:{}", mp.display(), e))?;
         let vp = self.dir.join(format!("vmflags.{}", s.name()));
-        let vm = if vp.exists() {
+        let vm = if exists(&vp) {
             Some(parse_vmflags(&read(&vp)?).map_err(|e| format!("{}:{}", vp.display(), e))?)
         } else {
             None
