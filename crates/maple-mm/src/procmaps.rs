@@ -432,7 +432,8 @@ impl ProcImage {
     /// range).
     ///
     /// What a maps line cannot tell is assumed:
-    /// - without `VmFlags`, the flags are the permissions plus
+    /// - without `VmFlags`, a special mapping gets the kernel's flags
+    ///   ([`Special::flags`]); any other the permissions plus
     ///   `VM_MAY{READ,WRITE,EXEC}`, `VM_SHARED | VM_MAYSHARE` for `s`,
     ///   `VM_GROWSDOWN` for `[stack]` and `VM_ACCOUNT` for private writable
     ///   anonymous memory;
@@ -581,6 +582,9 @@ impl ProcImage {
 
 /// The flags a maps line stands for when no `VmFlags` are known.
 fn assumed_flags(m: &MapsLine) -> VmFlags {
+    if let Some(sp) = Special::from_name(&m.name) {
+        return sp.flags();
+    }
     let mut f = VmFlags::MAY_RWX;
     if m.read {
         f |= VmFlags::READ;
