@@ -3,7 +3,9 @@
 //! address-space workloads on maple-mm, plus issue 4's RCU benchmark; it checks every
 //! checksum, and prints WORKLOADS.md's one-line format and tables (the ratio table,
 //! seed 000's and seed 004's, issue 4's); `maple fork-table` prints the dup /
-//! rebuild / memcpy table of issue 3.
+//! rebuild / memcpy table of issue 3; `maple capture` records a real program's memory
+//! system calls and layouts under strace, `maple replay` replays them on maple-mm and
+//! compares (see the `capture` and `replay` modules).
 
 mod alloc_count;
 mod bench;

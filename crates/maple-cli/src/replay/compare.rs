@@ -26,8 +26,10 @@ pub struct Diff {
 fn backing(l: &MapsLine, addr: u64) -> (String, u64) {
     match l.kind() {
         MapsKind::Anon => ("anon".into(), 0),
-        MapsKind::SharedAnon => ("shmem".into(), l.offset + (addr - l.start)),
-        MapsKind::File | MapsKind::Special => (l.name.clone(), l.offset + (addr - l.start)),
+        MapsKind::SharedAnon => ("shmem".into(), l.offset.wrapping_add(addr - l.start)),
+        MapsKind::File | MapsKind::Special => {
+            (l.name.clone(), l.offset.wrapping_add(addr - l.start))
+        }
     }
 }
 
