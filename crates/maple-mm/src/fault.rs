@@ -82,6 +82,34 @@ impl AddressSpace {
         self.write(addr, &[v])
     }
 
+    /// `anon_vma_prepare`: gives the private VMA at `addr` the anon_vma its
+    /// first write fault would give it (reusing a compatible neighbour's,
+    /// so that they may merge), without faulting a page in. A replay of a
+    /// system call trace, which shows no faults, uses it to state that the
+    /// program wrote to a mapping: merges and `VM_ACCOUNT` depend on it.
+    ///
+    /// Returns whether the VMA has an anon_vma afterwards: `false` for a
+    /// shared VMA (its pages are the object's, never anonymous) or no VMA at
+    /// `addr`.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, VmFlags};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 4096, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert!(mm.anon_vma_prepare(a));
+    /// mm.mprotect(a, 4096, Prot::READ).unwrap();      // written: stays charged
+    /// assert!(mm.vma_at(a).unwrap().flags().contains(VmFlags::ACCOUNT));
+    /// ```
+    pub fn anon_vma_prepare(&mut self, addr: u64) -> bool {
+        match self.inner.vmas.get(addr) {
+            Some(v) if !v.is_shared() => {
+                self.inner.anon_vma_prepare(addr);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the page at `addr` is present in the page tables (resident
     /// or the zero page), without faulting.
     pub fn is_present(&self, addr: u64) -> bool {
@@ -215,8 +243,8 @@ impl Inner {
             return ZERO_FRAME;
         };
         let pt = self.pt.pte_table_mut(phys, page);
-        let k = index(page, 0);
-        let old = phys.tables.table(pt).entries[k];
+        let slot = index(page, 0);
+        let old = phys.tables.table(pt).entries[slot];
         let shared = vma.is_shared();
         if old == 0 {
             match Obj::of(vma.backing) {
@@ -224,62 +252,63 @@ impl Inner {
                 None => {
                     if !write {
                         self.pt
-                            .set_pte(phys, pt, k, make_entry(ZERO_FRAME, PRESENT));
+                            .set_pte(phys, pt, slot, make_entry(ZERO_FRAME, PRESENT));
                         return ZERO_FRAME;
                     }
                     self.anon_vma_prepare(page);
-                    let f = phys.frames.alloc();
+                    let frame = phys.frames.alloc();
                     self.pt
-                        .set_pte(phys, pt, k, make_entry(f, PRESENT | WRITABLE));
-                    f
+                        .set_pte(phys, pt, slot, make_entry(frame, PRESENT | WRITABLE));
+                    frame
                 }
                 // do_read_fault / do_shared_fault / do_cow_fault
                 Some(obj) => {
                     let Phys { cache, frames, .. } = &mut *phys;
-                    let c = cache.frame(frames, obj, vma.pgoff_of(page));
+                    let cached = cache.frame(frames, obj, vma.pgoff_of(page));
                     if shared || !write {
-                        frames.get(c);
-                        let w = if shared && vma.flags.contains(VmFlags::WRITE) {
+                        frames.get(cached);
+                        let writable = if shared && vma.flags.contains(VmFlags::WRITE) {
                             WRITABLE
                         } else {
                             0
                         };
-                        self.pt.set_pte(phys, pt, k, make_entry(c, PRESENT | w));
-                        return c;
+                        self.pt
+                            .set_pte(phys, pt, slot, make_entry(cached, PRESENT | writable));
+                        return cached;
                     }
                     self.anon_vma_prepare(page);
-                    let f = phys.frames.alloc_copy(c);
+                    let frame = phys.frames.alloc_copy(cached);
                     self.pt
-                        .set_pte(phys, pt, k, make_entry(f, PRESENT | WRITABLE));
-                    f
+                        .set_pte(phys, pt, slot, make_entry(frame, PRESENT | WRITABLE));
+                    frame
                 }
             }
         } else {
-            let f = entry_target(old);
+            let frame = entry_target(old);
             if !write || old & WRITABLE != 0 {
-                return f;
+                return frame;
             }
             // do_wp_page
             if shared {
-                self.pt.set_pte(phys, pt, k, old | WRITABLE);
-                return f;
+                self.pt.set_pte(phys, pt, slot, old | WRITABLE);
+                return frame;
             }
-            let fr = phys.frames.frame(f);
-            if f != ZERO_FRAME && fr.refs == 1 && !fr.cached {
+            let frame_info = phys.frames.frame(frame);
+            if frame != ZERO_FRAME && frame_info.refs == 1 && !frame_info.cached {
                 // wp_page_reuse: the only reference, an anonymous page.
-                self.pt.set_pte(phys, pt, k, old | WRITABLE);
-                return f;
+                self.pt.set_pte(phys, pt, slot, old | WRITABLE);
+                return frame;
             }
             self.anon_vma_prepare(page);
-            let n = if f == ZERO_FRAME {
+            let copy = if frame == ZERO_FRAME {
                 phys.frames.alloc()
             } else {
-                phys.frames.alloc_copy(f)
+                phys.frames.alloc_copy(frame)
             };
-            phys.frames.put(f);
+            phys.frames.put(frame);
             self.pt
-                .set_pte(phys, pt, k, make_entry(n, PRESENT | WRITABLE));
-            n
+                .set_pte(phys, pt, slot, make_entry(copy, PRESENT | WRITABLE));
+            copy
         }
     }
 

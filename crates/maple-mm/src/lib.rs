@@ -75,7 +75,8 @@
 //!   `MAP_POPULATE`, `MADV_POPULATE_*`). Whether a VMA has an anon_vma —
 //!   which decides merges and the `VM_ACCOUNT` drop — depends on them: a
 //!   replay of a trace must write to the VMAs the program wrote to (a
-//!   private writable VMA of a running program usually has been written).
+//!   private writable VMA of a running program usually has been written),
+//!   or say so with [`AddressSpace::anon_vma_prepare`].
 //! - **No memory pressure and no swap**: `MADV_FREE`, `MADV_COLD` and
 //!   `MADV_PAGEOUT` leave the pages as they are (what a program reads when
 //!   the kernel did not reclaim them).

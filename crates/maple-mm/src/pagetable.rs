@@ -196,10 +196,10 @@ impl PageTables {
     #[inline]
     pub(crate) fn lookup(&self, phys: &Phys, addr: u64) -> (u64, bool) {
         match self.find(phys, addr) {
-            Some(f) => {
-                let pmd_entry = phys.tables.table(f.pmd).entries[f.idx];
+            Some(found) => {
+                let pmd_entry = phys.tables.table(found.pmd).entries[found.idx];
                 (
-                    phys.tables.table(f.pt).entries[index(addr, 0)],
+                    phys.tables.table(found.pt).entries[index(addr, 0)],
                     pmd_entry & WRITABLE != 0,
                 )
             }
@@ -274,13 +274,13 @@ impl PageTables {
         }
     }
 
-    /// Stores `new` in entry `k` of the private PTE table `pt`, keeping the
+    /// Stores `new` in entry `slot` of the private PTE table `pt`, keeping the
     /// counters. Frame references are the caller's business.
     #[inline]
-    pub(crate) fn set_pte(&mut self, phys: &mut Phys, pt: TableId, k: usize, new: u64) {
+    pub(crate) fn set_pte(&mut self, phys: &mut Phys, pt: TableId, slot: usize, new: u64) {
         let table = phys.tables.table_mut(pt);
-        let old = table.entries[k];
-        table.entries[k] = new;
+        let old = table.entries[slot];
+        table.entries[slot] = new;
         let old_rss = old != 0 && entry_target(old) != ZERO_FRAME;
         let new_rss = new != 0 && entry_target(new) != ZERO_FRAME;
         table.used = table.used + (new != 0) as u32 - (old != 0) as u32;
@@ -354,18 +354,18 @@ impl PageTables {
         }
         let first_slot = ((start - base) >> PAGE_SHIFT) as usize;
         let end_slot = ((end - base) >> PAGE_SHIFT) as usize;
-        for k in first_slot..end_slot {
-            let pte = pte_table.entries[k];
+        for slot in first_slot..end_slot {
+            let pte = pte_table.entries[slot];
             if pte == 0 {
                 continue;
             }
-            pte_table.entries[k] = 0;
+            pte_table.entries[slot] = 0;
             pte_table.used -= 1;
-            let f = entry_target(pte);
-            if f != ZERO_FRAME {
+            let frame = entry_target(pte);
+            if frame != ZERO_FRAME {
                 pte_table.rss -= 1;
                 self.rss -= 1;
-                frames.put(f);
+                frames.put(frame);
             }
         }
     }
@@ -489,12 +489,12 @@ impl PageTables {
         while a < end {
             let base = a & !(PMD_SIZE - 1);
             let part_end = end.min(base + PMD_SIZE);
-            if let Some(f) = self.find(phys, a) {
-                let pmd_entry = phys.tables.table(f.pmd).entries[f.idx];
+            if let Some(found) = self.find(phys, a) {
+                let pmd_entry = phys.tables.table(found.pmd).entries[found.idx];
                 let pt = if pmd_entry & WRITABLE == 0 {
-                    unshare(phys, f.pmd, f.idx)
+                    unshare(phys, found.pmd, found.idx)
                 } else {
-                    f.pt
+                    found.pt
                 };
                 out.push((pt, base, a, part_end));
             }
@@ -510,10 +510,10 @@ impl PageTables {
             if pte_table.used == 0 {
                 continue;
             }
-            for k in ((part_start - base) >> PAGE_SHIFT) as usize
+            for slot in ((part_start - base) >> PAGE_SHIFT) as usize
                 ..((part_end - base) >> PAGE_SHIFT) as usize
             {
-                pte_table.entries[k] &= !WRITABLE;
+                pte_table.entries[slot] &= !WRITABLE;
             }
         }
     }
@@ -529,13 +529,13 @@ impl PageTables {
             if phys.tables.table(pt).used == 0 {
                 continue;
             }
-            for k in ((part_start - base) >> PAGE_SHIFT) as usize
+            for slot in ((part_start - base) >> PAGE_SHIFT) as usize
                 ..((part_end - base) >> PAGE_SHIFT) as usize
             {
-                let pte = phys.tables.table(pt).entries[k];
+                let pte = phys.tables.table(pt).entries[slot];
                 if pte != 0 {
-                    out.push((base + k as u64 * PAGE_SIZE, pte));
-                    self.set_pte(phys, pt, k, 0);
+                    out.push((base + slot as u64 * PAGE_SIZE, pte));
+                    self.set_pte(phys, pt, slot, 0);
                 }
             }
         }
@@ -585,18 +585,18 @@ impl PageTables {
         let end_slot = first_slot + ((end - start) >> PAGE_SHIFT) as usize;
         let mut rss = 0u32;
         let mut used = 0u32;
-        for k in first_slot..end_slot {
-            let pte = src_table.entries[k];
+        for slot in first_slot..end_slot {
+            let pte = src_table.entries[slot];
             if pte == 0 {
                 continue;
             }
             let copied = if cow { pte & !WRITABLE } else { pte };
-            src_table.entries[k] = copied;
-            dst_table.entries[k] = copied;
+            src_table.entries[slot] = copied;
+            dst_table.entries[slot] = copied;
             used += 1;
-            let f = entry_target(pte);
-            if f != ZERO_FRAME {
-                frames.get(f);
+            let frame = entry_target(pte);
+            if frame != ZERO_FRAME {
+                frames.get(frame);
                 rss += 1;
             }
         }
@@ -653,9 +653,9 @@ impl PageTables {
             let entry_base = base + i as u64 * entry_span;
             if level == PMD {
                 let pt = entry_target(entry);
-                for (k, &pte) in phys.tables.table(pt).entries.iter().enumerate() {
+                for (slot, &pte) in phys.tables.table(pt).entries.iter().enumerate() {
                     if pte != 0 {
-                        f(entry_base + k as u64 * PAGE_SIZE, pte, entry, pt);
+                        f(entry_base + slot as u64 * PAGE_SIZE, pte, entry, pt);
                     }
                 }
             } else {
@@ -706,16 +706,16 @@ fn unshare(phys: &mut Phys, pmd: TableId, i: usize) -> TableId {
     let Phys { tables, frames, .. } = phys;
     let (old_table, new_table) = tables.pair_mut(old, new);
     if old_table.used > 0 {
-        for k in 0..ENTRIES {
-            let pte = old_table.entries[k];
+        for slot in 0..ENTRIES {
+            let pte = old_table.entries[slot];
             if pte == 0 {
                 continue;
             }
             let copied = pte & !WRITABLE;
-            old_table.entries[k] = copied;
-            new_table.entries[k] = copied;
-            let f: FrameId = entry_target(pte);
-            frames.get(f);
+            old_table.entries[slot] = copied;
+            new_table.entries[slot] = copied;
+            let frame: FrameId = entry_target(pte);
+            frames.get(frame);
         }
     }
     new_table.used = old_table.used;
@@ -751,9 +751,9 @@ mod tests {
         let mut b = PageTables::new(p);
         let addr = 0x4000_0000;
         let pt = a.pte_table_mut(p, addr);
-        for k in 0..3 {
+        for slot in 0..3 {
             let f = p.frames.alloc();
-            a.set_pte(p, pt, k, make_entry(f, PRESENT | WRITABLE));
+            a.set_pte(p, pt, slot, make_entry(f, PRESENT | WRITABLE));
         }
         assert_eq!((a.rss, a.pages), (3, 4));
         let found = a.find(p, addr).unwrap();

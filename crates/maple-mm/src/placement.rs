@@ -22,7 +22,8 @@
 //! Such a placement searches for `len + 2 MiB` bytes; the mapping starts at
 //! the first address of that range that is congruent to the file offset
 //! modulo 2 MiB, or, when the range itself starts so (top-down layout),
-//! 2 MiB higher (`__thp_get_unmapped_area`). A hint the padded search
+//! 2 MiB higher (`__thp_get_unmapped_area`; that top-down case since Linux
+//! 6.9's "thp_get_unmapped_area must honour topdown preference"). A hint the padded search
 //! takes as is stays as is; when the padded search fails, the plain one
 //! runs. `MAP_STACK` does not change the placement (it only sets
 //! `VM_NOHUGEPAGE`).

@@ -29,7 +29,9 @@ pub enum OpenMode {
 
 /// A file as `mmap` sees it: which file ([`FileId`], whose pages the
 /// page cache holds), how it was opened ([`OpenMode`]), and whether its
-/// file system places mappings on 2 MiB boundaries.
+/// file system places mappings on 2 MiB boundaries. It stands for the
+/// kernel's `struct file`: two VMAs merge only if they map the same
+/// `OpenFile` (equal in every field).
 ///
 /// `thp_aligned` is the file system's `get_unmapped_area` being
 /// `thp_get_unmapped_area` (Linux 6.18: ext4, xfs, btrfs-less setups ...;

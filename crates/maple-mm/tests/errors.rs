@@ -486,3 +486,16 @@ fn brk_refusals() {
     assert!(m.vma_at(start).is_none());
     check(&m);
 }
+
+/// Shrinking unmaps the whole tail, whatever VMAs it covers; duplicating a
+/// private mapping (`old_len == 0`) is `EINVAL`.
+#[test]
+fn mremap_shrinks_across_vmas() {
+    let mut m = setup();
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(B, 0, P, RemapFlags::MAYMOVE, 0)
+    });
+    assert_eq!(m.mremap(B, 10 * P, P, RemapFlags::EMPTY, 0), Ok(B));
+    assert_eq!(draw(&m, B, 10), "A         ");
+    check(&m);
+}

@@ -138,7 +138,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
             .prop_map(|(proc, page, n, prot, kind, file, off, fixed)| Op::Mmap { proc, page, n, prot, kind, file, off, fixed }),
         2 => (pr.clone(), page.clone(), 1..12u64).prop_map(|(proc, page, n)| Op::Munmap { proc, page, n }),
         3 => (pr.clone(), page.clone(), 1..12u64, 0..4u8).prop_map(|(proc, page, n, prot)| Op::Mprotect { proc, page, n, prot }),
-        2 => (pr.clone(), page.clone(), 1..12u64, 0..5u8).prop_map(|(proc, page, n, adv)| Op::Madvise { proc, page, n, adv }),
+        2 => (pr.clone(), page.clone(), 1..12u64, 0..9u8).prop_map(|(proc, page, n, adv)| Op::Madvise { proc, page, n, adv }),
         2 => (pr.clone(), page.clone(), 1..8u64, 1..10u64, 0..4u8, 0..W)
             .prop_map(|(proc, page, old_n, new_n, mode, to)| Op::Mremap { proc, page, old_n, new_n, mode, to }),
         6 => (pr.clone(), page.clone(), 0..4096u16, any::<u8>(), 1..6000u16)
@@ -317,6 +317,10 @@ impl World {
                     Advice::DoFork,
                     Advice::WipeOnFork,
                     Advice::KeepOnFork,
+                    Advice::HugePage,
+                    Advice::NoHugePage,
+                    Advice::DontDump,
+                    Advice::DoDump,
                 ][adv as usize];
                 let pr = &mut self.procs[i];
                 let range: Vec<u64> = (0..n).map(|k| BASE + (page + k) * P).collect();

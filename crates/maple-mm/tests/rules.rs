@@ -98,6 +98,19 @@ fn thp_aligns_file_mappings_where_the_file_system_does() {
     let plain = OpenFile::new(FileId(2));
     let e = map(&mut mm, plain, 2 * PMD_SIZE, 0);
     assert_eq!(e, d - 2 * PMD_SIZE);
+    // a hint is taken only if the padded length fits there
+    anon_at(&mut mm, 0x4000_0000, 3 * PMD_SIZE / P, 1, Prot::READ);
+    let hint = 0x4000_0000 + PMD_SIZE;
+    let g = mm
+        .mmap_file(hint, 2 * PMD_SIZE, Prot::READ, MapFlags::PRIVATE, ext4, 0)
+        .unwrap();
+    assert_ne!(g, hint, "fits unpadded only: placed top-down");
+    assert_eq!(g % PMD_SIZE, 0);
+    let roomy = 0x5000_0000 + P;
+    let h = mm
+        .mmap_file(roomy, 2 * PMD_SIZE, Prot::READ, MapFlags::PRIVATE, ext4, 0)
+        .unwrap();
+    assert_eq!(h, roomy, "fits padded: the hint as is");
     // mmap() of a bare FileId is a file that does not align
     let f = mm
         .mmap(
@@ -109,7 +122,7 @@ fn thp_aligns_file_mappings_where_the_file_system_does() {
             0,
         )
         .unwrap();
-    assert_eq!(f, e - 2 * PMD_SIZE);
+    assert_eq!(f, g - 2 * PMD_SIZE);
     check(&mm);
 }
 
@@ -328,6 +341,11 @@ fn vm_account_follows_the_kernel() {
     );
     mm.mprotect(a, P, Prot::RW).unwrap();
     assert!(flags_at(&mm, a).contains(VmFlags::ACCOUNT), "charged again");
+    // a write the trace does not show, stated with anon_vma_prepare
+    assert!(mm.anon_vma_prepare(a + 3 * P));
+    mm.mprotect(a + 3 * P, P, Prot::READ).unwrap();
+    assert!(flags_at(&mm, a + 3 * P).contains(VmFlags::ACCOUNT));
+    assert!(!mm.is_present(a + 3 * P), "no page was faulted in");
     // not charged: shared, MAP_NORESERVE, read-only
     let s = mm
         .mmap(0, P, Prot::RW, MapFlags::SHARED_ANON, None, 0)
@@ -339,6 +357,8 @@ fn vm_account_follows_the_kernel() {
     for x in [s, nr, ro] {
         assert!(!flags_at(&mm, x).contains(VmFlags::ACCOUNT));
     }
+    assert!(!mm.anon_vma_prepare(s), "shared memory has no anon_vma");
+    assert!(!mm.anon_vma_prepare(0x1000), "no VMA");
     // a private writable file mapping is charged, and stays charged
     let f = mm
         .mmap(0, P, Prot::RW, MapFlags::PRIVATE, Some(FileId(6)), 0)

@@ -248,15 +248,18 @@ impl<'a, V> CursorMut<'a, V> {
         mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
+        let mut displaced = crate::displaced::Displaced::new(first, last);
         self.tree.store_at(
             &mut self.pos.path,
             first,
             last,
             Some(value),
             &mut split,
-            &mut |_, _| {},
+            &mut displaced,
         );
         self.pos.seek(self.tree, first);
+        // Dropped once the tree and the cursor are whole again.
+        drop(displaced);
     }
 
     /// Removes the entry at the cursor and returns it; the cursor stays at

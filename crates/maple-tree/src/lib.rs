@@ -54,6 +54,16 @@
 //! empty or reversed range, and a gap search for size 0, are programming
 //! errors: those methods panic, as each one's *Panics* section says.
 //!
+//! # Panics in user code
+//!
+//! The tree stays sound and whole when a value's `Clone` or `Drop`, or a
+//! callback (`split`, the map of [`MapleTree::dup_with`]), panics: a store
+//! calls `split`/`Clone` before it changes anything (a panic leaves the tree
+//! as it was) and drops what it displaced only after it is done (a panic
+//! finds the store complete; the other displaced values are still dropped).
+//! `clear`, `Drop` and [`IntoIter`] keep dropping the remaining values when
+//! one `Drop` panics, as `Vec` does. Nothing is leaked or dropped twice.
+//!
 //! # Features
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the
@@ -68,6 +78,7 @@ extern crate alloc;
 
 mod check;
 mod cursor;
+mod displaced;
 mod dup;
 mod error;
 mod gap;
@@ -77,6 +88,9 @@ mod node;
 mod pool;
 #[cfg(feature = "std")]
 mod rcu;
+mod read;
+mod stats;
+mod teardown;
 mod tree;
 mod walk;
 mod write;
@@ -85,9 +99,11 @@ mod write;
 pub mod failpoints;
 
 pub use cursor::{Cursor, CursorMut};
-pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError, Stats, WritePaths};
+pub use displaced::{Displaced, DisplacedIntoIter};
+pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError};
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
+pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;

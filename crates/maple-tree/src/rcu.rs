@@ -39,8 +39,8 @@ use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::Limbo;
 use crate::node::NodePtr;
-use crate::tree::{bounds, gap_search, MapleTree};
-use crate::walk::find_slot;
+use crate::read::ReadCore;
+use crate::tree::{bounds, MapleTree};
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
@@ -163,30 +163,29 @@ impl<V> ReadGuard<'_, V> {
         decode(self.tree.top.load(Ordering::Acquire))
     }
 
+    /// The shared read API over the tree as last published.
+    #[inline]
+    fn core(&self) -> ReadCore<'_, V> {
+        // The pin keeps every node and value reachable from the published
+        // root alive for as long as the guard.
+        ReadCore::new(self.top())
+    }
+
     /// The value of the entry containing `index`.
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (root, height) = self.top();
-        let (leaf, i, _, _) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.core().get(index)
     }
 
     /// The entry containing `index`.
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (root, height) = self.top();
-        let (leaf, i, min, max) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.core().get_key_value(index)
     }
 
     /// The entries in order (strictly increasing, never overlapping, each
     /// one stored at some moment during the walk).
     pub fn iter(&self) -> Range<'_, V> {
-        Range::new(self.top(), 0, u64::MAX)
+        self.core().range(&..)
     }
 
     /// The entries overlapping `range`, in order.
@@ -195,18 +194,17 @@ impl<V> ReadGuard<'_, V> {
     /// If `range` is empty or reversed.
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.core().range(&range)
     }
 
     /// The lowest entry.
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.core().first_key_value()
     }
 
     /// The highest entry.
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.core().last_key_value()
     }
 
     /// As [`MapleTree::find_gap`], against the published tree.
@@ -215,7 +213,7 @@ impl<V> ReadGuard<'_, V> {
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, false)
+        self.core().find_gap(size, &within, false)
     }
 
     /// As [`MapleTree::find_gap_rev`], against the published tree.
@@ -224,7 +222,7 @@ impl<V> ReadGuard<'_, V> {
     /// If `size` is 0, or `within` is empty or reversed.
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, true)
+        self.core().find_gap(size, &within, true)
     }
 
     /// Entries as of the writer's last publish.

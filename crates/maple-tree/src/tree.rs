@@ -1,11 +1,14 @@
 //! `MapleTree`: the public single-threaded tree.
 
 use crate::cursor::{Cursor, CursorMut};
-use crate::error::{CheckError, NoSpace, OccupiedError, Stats, WritePaths};
-use crate::gap::GapQuery;
+use crate::displaced::Displaced;
+use crate::error::{CheckError, NoSpace, OccupiedError};
 use crate::iter::{Iter, IterMut, Range};
 use crate::node::{NodePtr, NODE_SIZE};
 use crate::pool::NodePool;
+use crate::read::ReadCore;
+use crate::stats::{Stats, WritePaths};
+use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
 use core::fmt;
 use core::marker::PhantomData;
@@ -96,8 +99,6 @@ pub(crate) fn bounds(range: &impl RangeBounds<u64>) -> (u64, u64) {
     }
 }
 
-fn drop_value<V>(_: RangeInclusive<u64>, _: V) {}
-
 fn no_split<V>(_: &V, _: RangeInclusive<u64>) -> V {
     unreachable!("maple tree: a store into absent space cut an entry")
 }
@@ -166,8 +167,7 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_load")]
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.read().get(index)
     }
 
     /// The value of the entry containing `index`, mutably.
@@ -180,13 +180,7 @@ impl<V> MapleTree<V> {
     /// The entry containing `index`: its whole range and its value.
     #[inline]
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (leaf, i, min, max) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.read().get_key_value(index)
     }
 
     /// Stores `value` over `range`, overwriting whatever was there. Entries
@@ -236,18 +230,74 @@ impl<V> MapleTree<V> {
         &mut self,
         range: impl RangeBounds<u64>,
         value: V,
-        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
+        drop(self.insert_displaced_with(range, value, split));
+    }
+
+    /// Stores `value` over `range`, as [`insert`](Self::insert), and returns
+    /// what the store took out: each entry that lay inside `range` with its
+    /// value, and for an entry cut at an edge, the part inside `range` with
+    /// its original value (the part outside keeps a clone). In address order.
+    ///
+    /// This is what `munmap`, a page-protection map or an undo log needs: the
+    /// kernel's `mas_store` returns only the first entry it overwrote, and
+    /// nodit's `insert_overwrite` returns the cut pieces; here every piece
+    /// comes back with its range, and nothing is cloned but the parts that
+    /// stay. Up to two displaced entries take no heap allocation.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 'a');
+    /// t.insert(200..300, 'b');
+    /// let out: Vec<_> = t.insert_displaced(50..250, 'c').into_iter().collect();
+    /// assert_eq!(out, [(50..=99, 'a'), (200..=249, 'b')]);
+    /// assert_eq!(t.get(10), Some(&'a'));
+    /// assert_eq!(t.get(270), Some(&'b'));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If a clone panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn insert_displaced(&mut self, range: impl RangeBounds<u64>, value: V) -> Displaced<V>
+    where
+        V: Clone,
+    {
+        self.insert_displaced_with(range, value, |v, _| v.clone())
+    }
+
+    /// [`insert_displaced`](Self::insert_displaced) with `split(&old, part)`
+    /// making the value of each part of a cut entry that survives outside
+    /// `range`, as [`insert_with`](Self::insert_with).
+    ///
+    /// ```
+    /// // Values that record their own start, like a VMA's file offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0..100, 0u64, |_, r| *r.start());
+    /// let out: Vec<_> = t
+    ///     .insert_displaced_with(40..60, 40, |_, r| *r.start())
+    ///     .into_iter()
+    ///     .collect();
+    /// assert_eq!(out, [(40..=59, 0)]);
+    /// assert_eq!(t.get_key_value(70), Some((60..=99, &60)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If `split` panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn insert_displaced_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) -> Displaced<V> {
         let (first, last) = bounds(&range);
         let mut path = Path::new();
-        self.store_at(
-            &mut path,
-            first,
-            last,
-            Some(value),
-            &mut split,
-            &mut drop_value,
-        );
+        let mut out = Displaced::new(first, last);
+        self.store_at(&mut path, first, last, Some(value), &mut split, &mut out);
+        out
     }
 
     /// Stores `value` over `range` only if every index of it is absent;
@@ -281,14 +331,9 @@ impl<V> MapleTree<V> {
                 value,
             });
         }
-        self.store_at(
-            &mut path,
-            first,
-            last,
-            Some(value),
-            &mut no_split,
-            &mut drop_value,
-        );
+        let mut out = Displaced::new(first, last);
+        self.store_at(&mut path, first, last, Some(value), &mut no_split, &mut out);
+        debug_assert!(out.is_empty());
         Ok(())
     }
 
@@ -320,16 +365,16 @@ impl<V> MapleTree<V> {
         path: &mut Path,
         range: RangeInclusive<u64>,
     ) -> Option<(RangeInclusive<u64>, V)> {
-        let mut out = None;
+        let mut out = Displaced::new(*range.start(), *range.end());
         self.store_at(
             path,
             *range.start(),
             *range.end(),
             None,
             &mut no_split,
-            &mut |r, v| out = Some((r, v)),
+            &mut out,
         );
-        out
+        out.into_single()
     }
 
     /// Makes every index of `range` absent. Entries cut at its edges keep a
@@ -363,11 +408,63 @@ impl<V> MapleTree<V> {
     pub fn remove_range_with(
         &mut self,
         range: impl RangeBounds<u64>,
-        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+        split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
+        drop(self.remove_range_displaced_with(range, split));
+    }
+
+    /// Makes every index of `range` absent, as
+    /// [`remove_range`](Self::remove_range), and returns what was there: each
+    /// entry inside `range` with its value, and for an entry cut at an edge,
+    /// the part inside `range` with its original value. In address order.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 'a');
+    /// t.insert(10..20, 'b');
+    /// t.insert(20..30, 'c');
+    /// let gone: Vec<_> = t.remove_range_displaced(5..=24).into_iter().collect();
+    /// assert_eq!(gone, [(5..=9, 'a'), (10..=19, 'b'), (20..=24, 'c')]);
+    /// assert_eq!(t.len(), 2);
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If a clone panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn remove_range_displaced(&mut self, range: impl RangeBounds<u64>) -> Displaced<V>
+    where
+        V: Clone,
+    {
+        self.remove_range_displaced_with(range, |v, _| v.clone())
+    }
+
+    /// [`remove_range_displaced`](Self::remove_range_displaced) with
+    /// `split(&old, part)` making the value of each surviving part of a cut
+    /// entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0..100, 0u64, |_, r| *r.start());
+    /// let gone = t.remove_range_displaced_with(0..30, |_, r| *r.start());
+    /// assert_eq!(gone.iter().collect::<Vec<_>>(), [(0..=29, &0)]);
+    /// assert_eq!(t.get_key_value(50), Some((30..=99, &30)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If `split` panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn remove_range_displaced_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) -> Displaced<V> {
         let (first, last) = bounds(&range);
         let mut path = Path::new();
-        self.store_at(&mut path, first, last, None, &mut split, &mut drop_value);
+        let mut out = Displaced::new(first, last);
+        self.store_at(&mut path, first, last, None, &mut split, &mut out);
+        out
     }
 
     /// Removes every entry and gives all node memory back.
@@ -383,14 +480,30 @@ impl<V> MapleTree<V> {
             self.len = 0;
             return;
         }
-        if let Some(root) = self.root.take() {
-            if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
-                self.free_subtree(root, 0, u64::MAX, &mut drop_value);
-            }
-        }
-        self.pool.reset();
+        // The tree is empty before any value is dropped, and stays so if a
+        // `Drop` panics: the other values are still dropped and the nodes
+        // still given back (see `teardown.rs`).
+        let root = self.root.take();
         self.height = 0;
         self.len = 0;
+        struct ResetPool<'a>(&'a mut NodePool);
+        impl Drop for ResetPool<'_> {
+            fn drop(&mut self) {
+                self.0.reset();
+            }
+        }
+        let _pool = ResetPool(&mut self.pool);
+        if let Some(root) = root {
+            if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
+                let values = Teardown::new(root).filter_map(|visit| match visit {
+                    Visit::Value(word) => Some(word),
+                    Visit::Node(_) => None,
+                });
+                // SAFETY: the walk yields each present slot word of the
+                // detached tree once; the tree no longer reaches them.
+                for_each_guarded(values, |word| unsafe { drop_word::<V>(word) });
+            }
+        }
     }
 
     /// Iterates over the entries in order, as `(range, &value)`.
@@ -424,18 +537,17 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mt_find")]
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.read().range(&range)
     }
 
     /// The lowest entry.
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.read().first_key_value()
     }
 
     /// The highest entry.
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.read().last_key_value()
     }
 
     /// The lowest `s` such that `s..=s+size-1` lies inside `within` and holds
@@ -472,7 +584,13 @@ impl<V> MapleTree<V> {
 
     #[track_caller]
     fn gap_search(&self, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
-        gap_search(self.root, size, within, rev)
+        self.read().find_gap(size, within, rev)
+    }
+
+    /// The read API shared with the concurrent tree's readers.
+    #[inline]
+    pub(crate) fn read(&self) -> ReadCore<'_, V> {
+        ReadCore::new(self.top())
     }
 
     /// The root and the height, as the read paths take them.
@@ -542,14 +660,16 @@ impl<V> MapleTree<V> {
         match self.gap_search(size, within, rev) {
             Some(start) => {
                 let mut path = Path::new();
+                let mut out = Displaced::new(start, start + (size - 1));
                 self.store_at(
                     &mut path,
                     start,
                     start + (size - 1),
                     Some(value),
                     &mut no_split,
-                    &mut drop_value,
+                    &mut out,
                 );
+                debug_assert!(out.is_empty());
                 Ok(start)
             }
             None => Err(NoSpace { size, value }),
@@ -635,34 +755,6 @@ impl<V> MapleTree<V> {
     }
 }
 
-/// Gap search below `root` (shared with the concurrent tree's readers).
-#[track_caller]
-pub(crate) fn gap_search(
-    root: Option<NodePtr>,
-    size: u64,
-    within: &impl RangeBounds<u64>,
-    rev: bool,
-) -> Option<u64> {
-    assert!(size > 0, "maple tree: gap search for size 0");
-    let (lo, hi) = bounds(within);
-    let q = GapQuery { size, lo, hi };
-    match root {
-        None => q_fit_empty(&q, rev),
-        Some(root) => q.search(root, 0, u64::MAX, rev),
-    }
-}
-
-/// A gap search in an empty tree: the window itself is free.
-fn q_fit_empty(q: &GapQuery, rev: bool) -> Option<u64> {
-    if crate::node::span(q.lo, q.hi) < q.size {
-        None
-    } else if rev {
-        Some(q.hi - (q.size - 1))
-    } else {
-        Some(q.lo)
-    }
-}
-
 impl<V> Drop for MapleTree<V> {
     fn drop(&mut self) {
         // Dropping needs the tree exclusively: no reader is left.
@@ -710,14 +802,18 @@ impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
         let mut path = Path::new();
         for (range, value) in iter {
             let (first, last) = bounds(&range);
+            let mut out = Displaced::new(first, last);
             self.store_at(
                 &mut path,
                 first,
                 last,
                 Some(value),
                 &mut |v: &V, _| v.clone(),
-                &mut drop_value,
+                &mut out,
             );
+            // Dropped after the store has finished: a panicking `Drop`
+            // leaves the tree whole.
+            drop(out);
         }
     }
 }

@@ -28,6 +28,7 @@
 
 use super::content::{slot_item, Content};
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
+use crate::displaced::Displaced;
 use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
 use crate::tree::MapleTree;
@@ -38,18 +39,17 @@ impl<V> MapleTree<V> {
     /// Stores `value` (or nothing) over `first..=last` by rebuilding nodes.
     /// `lp` leads to `first`. Returns the lowest level of `lp` that is still
     /// valid afterwards (`usize::MAX` when the root changed).
-    pub(crate) fn store_general<S, D>(
+    pub(crate) fn store_general<S>(
         &mut self,
         lp: &mut Path,
         first: u64,
         last: u64,
         value: Option<V>,
         split: &mut S,
-        displaced: &mut D,
+        displaced: &mut Displaced<V>,
     ) -> usize
     where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
     {
         let height = self.height();
         let mut rp = Path::new();
@@ -273,12 +273,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Drops the subtrees strictly between the two paths, in key order.
-    fn free_between<D: FnMut(RangeInclusive<u64>, V)>(
-        &mut self,
-        lp: &Path,
-        rp: &Path,
-        displaced: &mut D,
-    ) {
+    fn free_between(&mut self, lp: &Path, rp: &Path, displaced: &mut Displaced<V>) {
         let mut split = self.height();
         for h in 1..self.height() {
             let (l, r) = (lp.lv[h], rp.lv[h]);
@@ -320,14 +315,14 @@ impl<V> MapleTree<V> {
     /// Removes the values of leaf slots `from..to` of a leaf being replaced:
     /// to `displaced`, or in RCU mode to the current garbage batch (readers
     /// may still see the leaf, so it is left as it is).
-    fn displace_slots<D: FnMut(RangeInclusive<u64>, V)>(
+    fn displace_slots(
         &mut self,
         leaf: NodePtr,
         from: usize,
         to: usize,
         min: u64,
         max: u64,
-        displaced: &mut D,
+        displaced: &mut Displaced<V>,
     ) {
         if let Some(limbo) = &mut self.limbo {
             for i in (from..to).filter(|&i| leaf.is_present(i)) {
@@ -341,13 +336,7 @@ impl<V> MapleTree<V> {
 
     /// Unlinks a subtree the store covers: freed now, or in RCU mode
     /// retired whole.
-    fn unlink_subtree<D: FnMut(RangeInclusive<u64>, V)>(
-        &mut self,
-        node: NodePtr,
-        min: u64,
-        max: u64,
-        displaced: &mut D,
-    ) {
+    fn unlink_subtree(&mut self, node: NodePtr, min: u64, max: u64, displaced: &mut Displaced<V>) {
         if self.limbo.is_some() {
             self.len -= count_entries(node);
             if let Some(limbo) = &mut self.limbo {
@@ -359,31 +348,31 @@ impl<V> MapleTree<V> {
     }
 
     /// Moves the values of leaf slots `from..to` out to `displaced`.
-    fn take_slots<D: FnMut(RangeInclusive<u64>, V)>(
+    fn take_slots(
         &mut self,
         leaf: NodePtr,
         from: usize,
         to: usize,
         min: u64,
         max: u64,
-        displaced: &mut D,
+        displaced: &mut Displaced<V>,
     ) {
         for i in from..to {
             if leaf.is_present(i) {
                 let v = leaf.take_value::<V>(i);
                 self.len -= 1;
-                displaced(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
+                displaced.push(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
             }
         }
     }
 
     /// Frees a whole subtree, handing every value to `displaced`.
-    pub(crate) fn free_subtree<D: FnMut(RangeInclusive<u64>, V)>(
+    pub(crate) fn free_subtree(
         &mut self,
         node: NodePtr,
         min: u64,
         max: u64,
-        displaced: &mut D,
+        displaced: &mut Displaced<V>,
     ) {
         if node.is_leaf() {
             self.take_slots(node, 0, node.count(), min, max, displaced);

@@ -6,6 +6,7 @@
 //! are safe with concurrent readers. The splice moves slots inside the leaf,
 //! so it is used only outside RCU mode. All three keep the path valid.
 
+use crate::displaced::Displaced;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
@@ -14,12 +15,7 @@ use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
     /// The range is exactly the slot `path` leads to.
-    pub(super) fn store_exact<D: FnMut(RangeInclusive<u64>, V)>(
-        &mut self,
-        path: &Path,
-        value: V,
-        displaced: &mut D,
-    ) {
+    pub(super) fn store_exact(&mut self, path: &Path, value: V, displaced: &mut Displaced<V>) {
         let leaf = *path.leaf();
         let (node, i) = (leaf.node, leaf.idx);
         let word = value_word(value);
@@ -27,7 +23,7 @@ impl<V> MapleTree<V> {
             let old = node.take_value::<V>(i);
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
-            displaced(leaf.start()..=leaf.end(), old);
+            displaced.push(leaf.start()..=leaf.end(), old);
         } else {
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
@@ -98,18 +94,17 @@ impl<V> MapleTree<V> {
     /// absent range reaches the leaf's edge), the leaf neither overflows nor
     /// falls under its minimum. Not in RCU mode (readers would see the slots
     /// move). Returns false, having changed nothing, when it does not apply.
-    pub(super) fn store_in_leaf<S, D>(
+    pub(super) fn store_in_leaf<S>(
         &mut self,
         path: &Path,
         first: u64,
         last: u64,
         value: &mut Option<V>,
         split: &mut S,
-        displaced: &mut D,
+        displaced: &mut Displaced<V>,
     ) -> bool
     where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
     {
         let leaf = *path.leaf();
         let node = leaf.node;
@@ -207,7 +202,7 @@ impl<V> MapleTree<V> {
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
                 let old = node.take_value::<V>(i);
                 self.len -= 1;
-                displaced(range, old);
+                displaced.push(range, old);
             }
         }
 
