@@ -29,6 +29,9 @@ cap perl          perl -e 'my %h = map { $_ => $_ * 2 } 1..10000; print scalar(k
 cap awk           awk 'BEGIN { for (i = 0; i < 20000; i++) a[i] = i; print length(a) }'
 cap churn12k     "$BIN/churn12k"
 cap find_xargs    sh -c 'find /usr/include/linux -name "*.h" | head -50 | xargs wc -l | tail -1'
+cap gcc           gcc -c -o "$BIN/e.o" src/errors.c
+cap python3_threads python3 -c 'import threading, subprocess, sqlite3, decimal; t=[threading.Thread(target=lambda: sum(range(100000))) for _ in range(4)]; [x.start() for x in t]; [x.join() for x in t]; subprocess.run(["true"])'
+cap rust_maple    "$MAPLE" list
 cap mapcount      "$BIN/mapcount"
 gzip -9 mapcount/trace.* mapcount/maps.*.exit   # 10 MB raw; the replay reads .gz
 rm -rf "$BIN"

@@ -10,7 +10,7 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 14] = [
+const FIGURES: [(&str, [usize; 10]); 17] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // 26 children fork and exit right after a failing call: their exit
@@ -19,6 +19,7 @@ const FIGURES: [(&str, [usize; 10]); 14] = [
     ("errors", [27, 46, 6, 6, 1, 0, 27, 27, 27, 27]),
     ("find_xargs", [6, 174, 94, 94, 0, 0, 13, 13, 5, 5]),
     ("forker", [5, 196, 101, 101, 0, 0, 5, 5, 5, 5]),
+    ("gcc", [3, 146, 49, 49, 0, 0, 8, 8, 3, 3]),
     ("ls", [1, 39, 19, 19, 0, 0, 1, 1, 1, 1]),
     ("madvise_heavy", [1, 150, 6, 6, 0, 0, 1, 1, 1, 1]),
     // The model accepts an mremap(MREMAP_DONTUNMAP) the kernel refused (EINVAL).
@@ -28,6 +29,8 @@ const FIGURES: [(&str, [usize; 10]); 14] = [
     ("mremap_heavy", [1, 65, 26, 26, 1, 0, 1, 0, 1, 0]),
     ("perl", [1, 66, 25, 25, 0, 0, 1, 1, 1, 1]),
     ("python3", [1, 53, 15, 15, 0, 0, 1, 1, 1, 1]),
+    ("python3_threads", [2, 105, 32, 32, 0, 0, 6, 6, 2, 2]),
+    ("rust_maple", [1, 28, 7, 7, 0, 0, 1, 1, 1, 1]),
     ("sh_pipeline", [4, 112, 58, 58, 0, 0, 7, 7, 4, 4]),
     ("static_hello", [1, 7, 1, 1, 0, 0, 1, 1, 1, 1]),
     ("threads", [1, 43, 12, 12, 0, 0, 1, 1, 1, 1]),

@@ -215,8 +215,11 @@ impl Watcher {
             .duration_since(UNIX_EPOCH)
             .map_err(|e| e.to_string())?;
         let exe = fs::read_link(format!("/proc/{tgid}/exe")).unwrap_or_default();
-        if exe == self.wrapper {
-            return Ok(()); // the wrapper's own layout
+        let raw_cmdline = read(format!("/proc/{tgid}/cmdline")).unwrap_or_default();
+        let mut argv = raw_cmdline.split('\0');
+        let arg1 = argv.nth(1).unwrap_or("");
+        if exe == self.wrapper && arg1 == super::EXEC_SUBCOMMAND {
+            return Ok(()); // the wrapper's own layout (maple may be the traced program too)
         }
         let (Some(maps), Some(smaps)) = (
             read(format!("/proc/{tgid}/maps")),
@@ -242,8 +245,7 @@ impl Watcher {
                 "capture: {name}: the process left its stop while smaps was read; no vmflags.{name}"
             );
         }
-        let cmdline = read(format!("/proc/{tgid}/cmdline"))
-            .unwrap_or_default()
+        let cmdline = raw_cmdline
             .trim_end_matches('\0')
             .replace(['\0', '\t', '\n'], " ");
         let _ = writeln!(

@@ -164,15 +164,16 @@ fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
 /// and writable. A syscall trace shows no page faults, but whether a VMA has
 /// an anon_vma (its first write fault) decides merges, fork inheritance and
 /// the `VM_ACCOUNT` drop; programs write to the private writable memory they
-/// map (malloc arenas, stacks, data segments), so the replay writes one byte
-/// at its start right after the `mmap`.
+/// map (malloc arenas, stacks, data segments), so the replay gives it the
+/// anon_vma of a first write right after the `mmap`.
 fn touches(prot: Prot, flags: MapFlags) -> bool {
     prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
 }
 
-/// The first write to `addr` (a write fault; its failure changes nothing).
+/// The program's first write to the mapping at `addr`: the anon_vma its
+/// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
 fn first_write(sp: &mut AddressSpace, addr: u64) {
-    let _ = sp.write(addr, &[0]);
+    sp.anon_vma_prepare(addr);
 }
 
 /// Where the heap starts when the trace does not say: the end of the run of
