@@ -170,3 +170,95 @@ fn a_broken_capture_is_an_error_naming_file_and_line() {
     assert!(err.contains("maps.100.1.execexit:line 2"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A hand-made capture: two threads racing for `mmap` (the main thread's
+/// call `<unfinished ...>` while the other's completes first), a vfork child
+/// sharing the space until its failed and then successful `execve`.
+#[test]
+fn threads_unfinished_calls_and_vfork() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-threads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
+    w(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 brk(NULL) = 0x555555556000\n\
+         3.000000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}, 88) = 101\n\
+         4.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0 <unfinished ...>\n\
+         4.500000 <... mmap resumed>) = 0x7ffff7ffd000\n\
+         5.000000 vfork() = 102\n\
+         6.000000 exit_group(0) = ?\n\
+         6.500000 +++ exited with 0 +++\n",
+    );
+    w(
+        "trace.101",
+        "4.200000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         4.300000 munmap(0x1001, 4096) = -1 EINVAL (Invalid argument)\n\
+         5.900000 +++ exited with 0 +++\n",
+    );
+    w(
+        "trace.102",
+        "5.100000 execve(\"/usr/local/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = -1 ENOENT (No such file or directory) (DELAYED)\n\
+         5.300000 execve(\"/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         5.700000 exit_group(0) = ?\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let both = "7ffff7ffd000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
+    w("maps.100.1.execexit", &format!("{prog}{stack}"));
+    w("maps.100.2.exit", &format!("{prog}{both}{stack}"));
+    w("maps.102.1.execentry", &format!("{prog}{both}{stack}"));
+    w(
+        "maps.102.2.execexit",
+        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+    );
+    w(
+        "maps.102.3.exit",
+        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+    );
+    w(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         5.150000\t102\t102\t1\texecentry\n\
+         5.400000\t102\t102\t2\texecexit\n\
+         5.750000\t102\t102\t3\texit\n\
+         6.100000\t100\t100\t2\texit\n",
+    );
+    let out = tmp.join("out");
+    let o = maple(&[
+        "replay".as_ref(),
+        tmp.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Replayed in entry order, the main thread's mmap is placed first, at the
+    // top: a miss (the threads raced), moved to the kernel's address; the
+    // other thread's then lands where the kernel put it.
+    let tsv = std::fs::read_to_string(out.join("placements.tsv")).unwrap();
+    assert_eq!(
+        tsv,
+        "100\t100\t4.000000\tmmap\t0x7ffff7ffd000\t0x7ffff7ffe000\n\
+         100\t101\t4.200000\tmmap\t0x7ffff7ffe000\t0x7ffff7ffe000\n"
+    );
+    assert!(
+        stdout.contains("summary: processes=2 calls=4 placements=2 placement_hits=1 "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("result_mismatches=0 "), "{stdout}");
+    // The vfork child's execentry is the parent's layout; both exits are exact.
+    assert!(
+        stdout.contains(
+            "snapshots=3 snapshots_pages_equal=3 final_layouts=2 final_boundaries_exact=2"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("maps.102.1.execentry")).unwrap(),
+        format!("{prog}{both}{stack}")
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
