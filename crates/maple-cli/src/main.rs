@@ -3,11 +3,15 @@
 //! address-space workloads on maple-mm, plus the RCU benchmark; it checks every
 //! checksum, and prints BENCHMARKS.md's one-line format and tables (the ratio table,
 //! fork by VMA count and per GiB, RCU readers under a writer); `maple fork-table`
-//! prints the dup / rebuild / memcpy table.
+//! prints the dup / rebuild / memcpy table; `maple capture` records a real
+//! program's memory system calls and layouts under strace, and `maple replay`
+//! replays them on maple-mm and compares (see the `capture` and `replay`
+//! modules).
 
 mod alloc_count;
 mod bench;
 mod bodies;
+mod capture;
 mod expected;
 mod fork_table;
 mod malloc_tuning;
@@ -16,6 +20,7 @@ mod mm;
 mod peers;
 mod rcu;
 mod reference;
+mod replay;
 mod report;
 mod rng;
 mod workloads;
@@ -59,6 +64,43 @@ enum Cmd {
     Reference(RefArgs),
     /// List the workloads, the implementations, and which runs which.
     List,
+    /// Run a command under strace (randomization off) and write a capture of its
+    /// memory system calls and /proc/PID/maps snapshots (captures/FORMAT.md).
+    Capture(CaptureCli),
+    /// Replay a capture on the maple-mm model and compare it with the kernel's
+    /// layouts: a report per process, OUT/maps.* and OUT/placements.tsv.
+    Replay(ReplayCli),
+    /// The wrapper `maple capture` starts the command through (execs its arguments).
+    #[command(name = "__capture-exec", hide = true)]
+    CaptureExec {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
+}
+
+#[derive(Args)]
+struct ReplayCli {
+    /// The capture directory.
+    dir: std::path::PathBuf,
+    /// Write the model's snapshots (maps.*, vmflags.*) and placements.tsv here.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Draw a process's final layout (kernel above model, differences marked) as SVG.
+    #[arg(long)]
+    svg: Option<std::path::PathBuf>,
+    /// The process --svg draws (default: the first with an exit snapshot).
+    #[arg(long)]
+    svg_tgid: Option<u32>,
+}
+
+#[derive(Args)]
+struct CaptureCli {
+    /// The capture directory to write (created; must be empty).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// The command and its arguments (after `--`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Args)]
@@ -396,6 +438,10 @@ fn cmd_list() -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Cmd::CaptureExec { args } = &cli.cmd {
+        eprintln!("{}", capture::exec_wrapper(args));
+        return ExitCode::from(127);
+    }
     if !cli.malloc_default {
         malloc_tuning::keep_freed_memory();
     }
@@ -410,6 +456,19 @@ fn main() -> ExitCode {
         Cmd::ForkTable(a) => cmd_fork_table(a),
         Cmd::Reference(a) => cmd_reference(a),
         Cmd::List => Ok(cmd_list()),
+        Cmd::Capture(a) => capture::capture(&capture::CaptureArgs {
+            out: a.out,
+            command: a.command,
+        })
+        .map(|rc| ExitCode::from(rc.clamp(0, 255) as u8)),
+        Cmd::Replay(a) => replay::run(&replay::ReplayArgs {
+            dir: a.dir,
+            out: a.out,
+            svg: a.svg,
+            svg_tgid: a.svg_tgid,
+        })
+        .map(|_| ExitCode::SUCCESS),
+        Cmd::CaptureExec { .. } => unreachable!("handled above"),
     };
     r.unwrap_or_else(|e| {
         eprintln!("error: {e}");

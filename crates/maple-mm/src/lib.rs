@@ -132,6 +132,7 @@ mod mremap;
 mod pagecache;
 mod pagetable;
 mod placement;
+pub mod procmaps;
 mod range;
 mod space;
 mod special;

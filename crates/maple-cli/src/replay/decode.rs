@@ -1,0 +1,344 @@
+//! strace's symbolic arguments of the memory calls, as numbers and typed
+//! operations.
+
+use super::strace::{parse_num, Call};
+use maple_mm::{MapFlags, Prot, RemapFlags};
+
+/// A memory system call, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `mmap(addr, len, prot, flags, fd, off)`; `file` is the path `-y` printed.
+    Mmap {
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        flags: MapFlags,
+        file: Option<String>,
+        off: u64,
+    },
+    /// `munmap(addr, len)`.
+    Munmap { addr: u64, len: u64 },
+    /// `mprotect` / `pkey_mprotect(addr, len, prot)`.
+    Mprotect { addr: u64, len: u64, prot: Prot },
+    /// `mremap(old, old_len, new_len, flags, new_addr)`.
+    Mremap {
+        old: u64,
+        old_len: u64,
+        new_len: u64,
+        flags: RemapFlags,
+        new_addr: u64,
+    },
+    /// `brk(addr)`.
+    Brk { addr: u64 },
+    /// `madvise(addr, len, advice)` with the raw advice.
+    Madvise { addr: u64, len: u64, advice: i32 },
+}
+
+fn bits(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
+    let mut v = 0u64;
+    for w in s.split('|') {
+        let w = w.trim();
+        if let Some(n) = parse_num(w) {
+            v |= n;
+            continue;
+        }
+        if let Some(shift) = w.strip_prefix("MAP_HUGE_") {
+            // MAP_HUGE_2MB and friends: the page size's log2 in bits 26..32.
+            let log = match shift {
+                "64KB" => 16,
+                "512KB" => 19,
+                "1MB" => 20,
+                "2MB" => 21,
+                "8MB" => 23,
+                "16MB" => 24,
+                "32MB" => 25,
+                "256MB" => 28,
+                "512MB" => 29,
+                "1GB" => 30,
+                "2GB" => 31,
+                "16GB" => 34,
+                _ => return Err(format!("unknown {what} {w:?}")),
+            };
+            v |= log << 26;
+            continue;
+        }
+        let b = table
+            .iter()
+            .find(|(n, _)| *n == w)
+            .ok_or_else(|| format!("unknown {what} {w:?}"))?
+            .1;
+        v |= b;
+    }
+    Ok(v)
+}
+
+const PROTS: [(&str, u64); 7] = [
+    ("PROT_NONE", 0),
+    ("PROT_READ", 1),
+    ("PROT_WRITE", 2),
+    ("PROT_EXEC", 4),
+    ("PROT_SEM", 8),
+    ("PROT_GROWSDOWN", 0x0100_0000),
+    ("PROT_GROWSUP", 0x0200_0000),
+];
+
+const MAPS: [(&str, u64); 20] = [
+    ("MAP_FILE", 0),
+    ("MAP_SHARED", 0x1),
+    ("MAP_PRIVATE", 0x2),
+    ("MAP_SHARED_VALIDATE", 0x3),
+    ("MAP_DROPPABLE", 0x8),
+    ("MAP_FIXED", 0x10),
+    ("MAP_ANONYMOUS", 0x20),
+    ("MAP_32BIT", 0x40),
+    ("MAP_GROWSDOWN", 0x100),
+    ("MAP_DENYWRITE", 0x800),
+    ("MAP_EXECUTABLE", 0x1000),
+    ("MAP_LOCKED", 0x2000),
+    ("MAP_NORESERVE", 0x4000),
+    ("MAP_POPULATE", 0x8000),
+    ("MAP_NONBLOCK", 0x1_0000),
+    ("MAP_STACK", 0x2_0000),
+    ("MAP_HUGETLB", 0x4_0000),
+    ("MAP_SYNC", 0x8_0000),
+    ("MAP_FIXED_NOREPLACE", 0x10_0000),
+    ("MAP_UNINITIALIZED", 0x400_0000),
+];
+
+const REMAPS: [(&str, u64); 3] = [
+    ("MREMAP_MAYMOVE", 1),
+    ("MREMAP_FIXED", 2),
+    ("MREMAP_DONTUNMAP", 4),
+];
+
+/// `MADV_*` names and values (x86-64).
+pub const MADVS: [(&str, u64); 27] = [
+    ("MADV_NORMAL", 0),
+    ("MADV_RANDOM", 1),
+    ("MADV_SEQUENTIAL", 2),
+    ("MADV_WILLNEED", 3),
+    ("MADV_DONTNEED", 4),
+    ("MADV_FREE", 8),
+    ("MADV_REMOVE", 9),
+    ("MADV_DONTFORK", 10),
+    ("MADV_DOFORK", 11),
+    ("MADV_MERGEABLE", 12),
+    ("MADV_UNMERGEABLE", 13),
+    ("MADV_HUGEPAGE", 14),
+    ("MADV_NOHUGEPAGE", 15),
+    ("MADV_DONTDUMP", 16),
+    ("MADV_DODUMP", 17),
+    ("MADV_WIPEONFORK", 18),
+    ("MADV_KEEPONFORK", 19),
+    ("MADV_COLD", 20),
+    ("MADV_PAGEOUT", 21),
+    ("MADV_POPULATE_READ", 22),
+    ("MADV_POPULATE_WRITE", 23),
+    ("MADV_DONTNEED_LOCKED", 24),
+    ("MADV_COLLAPSE", 25),
+    ("MADV_HWPOISON", 100),
+    ("MADV_SOFT_OFFLINE", 101),
+    ("MADV_GUARD_INSTALL", 102),
+    ("MADV_GUARD_REMOVE", 103),
+];
+
+fn num(s: &str, what: &str) -> Result<u64, String> {
+    // `0x3e8 /* MADV_??? */`: the number before the comment.
+    let s = s.split("/*").next().unwrap_or(s).trim();
+    parse_num(s).ok_or_else(|| format!("bad {what} {s:?}"))
+}
+
+fn arg(c: &Call, i: usize) -> Result<&str, String> {
+    c.args.get(i).map(String::as_str).ok_or_else(|| {
+        format!(
+            "{} has {} arguments, wanted at least {}",
+            c.name,
+            c.args.len(),
+            i + 1
+        )
+    })
+}
+
+/// The path `-y` printed for a descriptor (`3</usr/lib/libc.so.6>`), or
+/// `fd N` when it printed none.
+fn fd_path(s: &str) -> Option<String> {
+    let s = s.trim();
+    if s.starts_with('-') {
+        return None;
+    }
+    match s.find('<') {
+        Some(i) if s.ends_with('>') => Some(s[i + 1..s.len() - 1].to_string()),
+        _ => Some(format!("fd {s}")),
+    }
+}
+
+/// Decodes a memory call; `Ok(None)` for calls that are not memory calls
+/// the replay applies.
+pub fn decode(c: &Call) -> Result<Option<Op>, String> {
+    let op = match c.name.as_str() {
+        "mmap" => {
+            let flags = bits(arg(c, 3)?, &MAPS, "mmap flag")?;
+            Op::Mmap {
+                addr: num(arg(c, 0)?, "address")?,
+                len: num(arg(c, 1)?, "length")?,
+                prot: Prot::from_bits_retain(bits(arg(c, 2)?, &PROTS, "protection")? as u32),
+                flags: MapFlags::from_bits_retain(flags as u32),
+                file: fd_path(arg(c, 4)?),
+                off: num(arg(c, 5)?, "offset")?,
+            }
+        }
+        "munmap" => Op::Munmap {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+        },
+        "mprotect" | "pkey_mprotect" => Op::Mprotect {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+            prot: Prot::from_bits_retain(bits(arg(c, 2)?, &PROTS, "protection")? as u32),
+        },
+        "mremap" => {
+            let flags = bits(arg(c, 3)?, &REMAPS, "mremap flag")?;
+            let new_addr = match c.args.get(4) {
+                Some(s) => num(s, "new address")?,
+                None => 0,
+            };
+            Op::Mremap {
+                old: num(arg(c, 0)?, "address")?,
+                old_len: num(arg(c, 1)?, "old length")?,
+                new_len: num(arg(c, 2)?, "new length")?,
+                flags: RemapFlags::from_bits_retain(flags as u32),
+                new_addr,
+            }
+        }
+        "brk" => Op::Brk {
+            addr: num(arg(c, 0)?, "address")?,
+        },
+        "madvise" => {
+            let a = arg(c, 2)?;
+            let advice = match MADVS.iter().find(|(n, _)| *n == a.trim()) {
+                Some(&(_, v)) => v,
+                None => num(a, "advice")?,
+            };
+            Op::Madvise {
+                addr: num(arg(c, 0)?, "address")?,
+                len: num(arg(c, 1)?, "length")?,
+                advice: advice as i32,
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(op))
+}
+
+/// Memory calls the replay knows but the model does not apply (counted and
+/// reported, not silently dropped).
+pub const NOT_MODELLED: [&str; 14] = [
+    "shmat",
+    "shmdt",
+    "mlock",
+    "mlock2",
+    "munlock",
+    "mlockall",
+    "munlockall",
+    "mbind",
+    "remap_file_pages",
+    "process_madvise",
+    "mseal",
+    "map_shadow_stack",
+    "pkey_alloc",
+    "memfd_secret",
+];
+
+/// Memory calls that never change a layout (`msync`, `mincore`, ...).
+pub const NO_LAYOUT_EFFECT: [&str; 6] = [
+    "msync",
+    "mincore",
+    "get_mempolicy",
+    "set_mempolicy",
+    "pkey_free",
+    "set_mempolicy_home_node",
+];
+
+/// The clone flags of a `clone` / `clone3` / `fork` / `vfork` call:
+/// `(shares the address space, is a thread)`.
+pub fn clone_kind(c: &Call) -> (bool, bool) {
+    match c.name.as_str() {
+        "fork" => (false, false),
+        "vfork" => (true, false),
+        _ => {
+            let all = c.args.join(",");
+            let has = |f: &str| {
+                all.split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                    .any(|w| w == f)
+            };
+            (has("CLONE_VM"), has("CLONE_THREAD"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::strace::parse_trace;
+    use super::*;
+
+    fn one(line: &str) -> Op {
+        let c = parse_trace("t", 1, &format!("1.0 {line}\n")).unwrap();
+        decode(&c[0]).unwrap().unwrap()
+    }
+
+    #[test]
+    fn decodes_the_calls() {
+        assert_eq!(
+            one("mmap(0x7ffff7f9a000, 94208, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_FIXED|MAP_DENYWRITE, 3</usr/lib/libgcc_s.so.1>, 0x3000) = 0x7ffff7f9a000"),
+            Op::Mmap {
+                addr: 0x7fff_f7f9_a000,
+                len: 94208,
+                prot: Prot::READ | Prot::EXEC,
+                flags: MapFlags::PRIVATE | MapFlags::FIXED | MapFlags::DENYWRITE,
+                file: Some("/usr/lib/libgcc_s.so.1".into()),
+                off: 0x3000
+            }
+        );
+        assert_eq!(
+            one("madvise(0x7ffff0000000, 4096, 0x3e8 /* MADV_??? */) = -1 EINVAL (Invalid argument)"),
+            Op::Madvise { addr: 0x7fff_f000_0000, len: 4096, advice: 1000 }
+        );
+        assert_eq!(
+            one("mremap(0x7ffff7000000, 8192, 16384, MREMAP_MAYMOVE) = 0x7ffff6000000"),
+            Op::Mremap {
+                old: 0x7fff_f700_0000,
+                old_len: 8192,
+                new_len: 16384,
+                flags: RemapFlags::MAYMOVE,
+                new_addr: 0
+            }
+        );
+        assert_eq!(one("brk(NULL) = 0x555555559000"), Op::Brk { addr: 0 });
+    }
+
+    #[test]
+    fn unknown_flag_is_an_error() {
+        let c = parse_trace(
+            "t",
+            1,
+            "1.0 mmap(NULL, 1, PROT_READ, MAP_BOGUS, -1, 0) = 0x1000\n",
+        )
+        .unwrap();
+        assert!(decode(&c[0]).unwrap_err().contains("MAP_BOGUS"));
+    }
+
+    #[test]
+    fn clone_flags() {
+        let c = parse_trace(
+            "t",
+            1,
+            "1.0 clone3({flags=CLONE_VM|CLONE_FS|CLONE_THREAD|CLONE_SYSVSEM, child_tid=0x1, stack=0x2, stack_size=0x3}, 88) = 5\n\
+             1.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7) = 6\n\
+             1.2 vfork() = 7\n",
+        )
+        .unwrap();
+        assert_eq!(clone_kind(&c[0]), (true, true));
+        assert_eq!(clone_kind(&c[1]), (false, false));
+        assert_eq!(clone_kind(&c[2]), (true, false));
+    }
+}

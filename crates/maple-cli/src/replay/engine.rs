@@ -1,0 +1,660 @@
+//! The replay: every process of a capture on the model, in timestamp order.
+//!
+//! Threads of one process share one space; a `fork` (a clone without
+//! `CLONE_VM`) gives the child the model's `fork` of the parent's space at
+//! that moment; a `vfork` / `CLONE_VM` child shares its parent's space until
+//! its `execve`; a successful `execve` starts a new space from the process's
+//! `execexit` snapshot ([`ProcImage::load`]). Each memory call is applied and
+//! its result checked against the kernel's; a mapping the model places
+//! elsewhere than the kernel is recorded as a miss and then moved to the
+//! kernel's address, so the rest of the replay stays in step.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
+
+use maple_mm::procmaps::{
+    maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
+};
+use maple_mm::{
+    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
+};
+
+use super::compare::{compare, Diff};
+use super::decode::{clone_kind, decode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT};
+use super::input::{Capture, Phase, Snapshot};
+use super::strace::{Call, Ret};
+
+/// A snapshot compared with the model.
+#[derive(Debug, Clone)]
+pub struct SnapResult {
+    /// `<tgid>.<seq>.<phase>`.
+    pub name: String,
+    /// Its phase.
+    pub phase: Phase,
+    /// The kernel's number of lines, and the model's.
+    pub vmas: (usize, usize),
+    /// The comparison.
+    pub diff: Diff,
+    /// The model's layout at that moment, as `/proc/PID/maps` text.
+    pub model_maps: String,
+    /// The model's `VmFlags` at that moment.
+    pub model_vmflags: String,
+    /// The layouts, for drawing.
+    pub kernel_lines: Vec<MapsLine>,
+    /// The model's lines.
+    pub model_lines: Vec<MapsLine>,
+}
+
+/// What happened to one process.
+#[derive(Debug, Clone, Default)]
+pub struct ProcResult {
+    /// The process id.
+    pub tgid: u32,
+    /// The last executable seen.
+    pub exe: String,
+    /// Memory calls applied to the model.
+    pub calls: usize,
+    /// Memory calls not applied because the process had no seeded image yet
+    /// (the capture wrapper, before the traced program's `execve`).
+    pub before_seed: usize,
+    /// Non-fixed `mmap`s and moving `mremap`s.
+    pub placements: usize,
+    /// Those the model placed elsewhere than the kernel.
+    pub placement_misses: usize,
+    /// Calls whose result (success, errno, address, break) differed.
+    pub result_mismatches: usize,
+    /// The first few of those, described.
+    pub mismatch_examples: Vec<String>,
+    /// Calls the model cannot express, by name.
+    pub not_modelled: BTreeMap<String, usize>,
+    /// Snapshots compared.
+    pub snapshots: Vec<SnapResult>,
+}
+
+/// The whole replay.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Per process, by tgid.
+    pub procs: BTreeMap<u32, ProcResult>,
+    /// `placements.tsv`.
+    pub placements_tsv: String,
+    /// Snapshots of processes the replay never seeded (named, with why).
+    pub unreplayed: Vec<String>,
+}
+
+/// A space and what is printed with it.
+struct Image {
+    img: ProcImage,
+}
+
+struct Replayer<'a> {
+    cap: &'a Capture,
+    files: FileTable,
+    spaces: Vec<Option<Image>>,
+    /// tgid → index in `spaces` (None: not seeded yet).
+    proc_space: HashMap<u32, Option<usize>>,
+    task_tgid: HashMap<u32, u32>,
+    used_snapshots: HashSet<usize>,
+    out: Outcome,
+}
+
+const EXAMPLES: usize = 5;
+
+/// Whether heap growth is written to at once (see [`touches`]).
+const TOUCH_HEAP: bool = true;
+
+fn errno_name(e: Errno) -> &'static str {
+    e.name()
+}
+
+fn fmt_ret(r: &Ret) -> String {
+    match r {
+        Ret::Val(v) => format!("{v:#x}"),
+        Ret::Err(e) => format!("-1 {e}"),
+        Ret::Unknown => "?".into(),
+    }
+}
+
+fn fmt_model(r: &Result<u64, Errno>) -> String {
+    match r {
+        Ok(v) => format!("{v:#x}"),
+        Err(e) => format!("-1 {}", errno_name(*e)),
+    }
+}
+
+/// Whether the kernel's result and the model's agree (for calls returning 0).
+fn same_status(k: &Ret, m: &Result<(), Errno>) -> bool {
+    match (k, m) {
+        (Ret::Val(0), Ok(())) => true,
+        (Ret::Err(e), Err(me)) => e == errno_name(*me),
+        _ => false,
+    }
+}
+
+/// The model's flags as vmflags lines.
+fn model_vmflags(space: &AddressSpace) -> Vec<VmFlagsLine> {
+    space
+        .vmas()
+        .map(|v| VmFlagsLine {
+            start: v.start(),
+            end: v.end(),
+            flags: v.flags(),
+        })
+        .collect()
+}
+
+/// The file of an `mmap`, as the model needs it. The trace does not show
+/// how the file was opened (`openat` is not traced): a shared mapping without
+/// `PROT_WRITE` is assumed to be of a file opened read-only (what programs
+/// do for caches and locale files), any other of one opened read-write. Its
+/// file system aligns mappings to 2 MiB as [`thp_aligned_path`] says.
+fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
+    let shared = flags.intersects(MapFlags::SHARED);
+    let mode = if shared && !prot.contains(Prot::WRITE) {
+        OpenMode::ReadOnly
+    } else {
+        OpenMode::ReadWrite
+    };
+    OpenFile::new(id)
+        .mode(mode)
+        .thp_aligned(thp_aligned_path(path))
+}
+
+/// Whether the replay assumes the program writes to a new mapping: private
+/// and writable. A syscall trace shows no page faults, but whether a VMA has
+/// an anon_vma (its first write fault) decides merges, fork inheritance and
+/// the `VM_ACCOUNT` drop; programs write to the private writable memory they
+/// map (malloc arenas, stacks, data segments), so the replay gives it the
+/// anon_vma of a first write right after the `mmap`.
+fn touches(prot: Prot, flags: MapFlags) -> bool {
+    prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
+}
+
+/// The program's first write to the mapping at `addr`: the anon_vma its
+/// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
+fn first_write(sp: &mut AddressSpace, addr: u64) {
+    sp.anon_vma_prepare(addr);
+}
+
+/// Where the heap starts when the trace does not say: the end of the run of
+/// adjacent VMAs at the lowest address (the program's segments and bss).
+fn heap_start_from_layout(lines: &[MapsLine]) -> Option<u64> {
+    let first = lines.first()?;
+    let mut end = first.end;
+    for l in &lines[1..] {
+        if l.start != end {
+            break;
+        }
+        end = l.end;
+    }
+    Some(end)
+}
+
+impl<'a> Replayer<'a> {
+    fn proc_mut(&mut self, tgid: u32) -> &mut ProcResult {
+        self.out.procs.entry(tgid).or_insert_with(|| ProcResult {
+            tgid,
+            ..Default::default()
+        })
+    }
+
+    fn space_of(&mut self, tgid: u32) -> Option<&mut Image> {
+        let idx = (*self.proc_space.get(&tgid)?)?;
+        self.spaces.get_mut(idx)?.as_mut()
+    }
+
+    fn mismatch(&mut self, tgid: u32, c: &Call, what: String) {
+        let p = self.proc_mut(tgid);
+        p.result_mismatches += 1;
+        if p.mismatch_examples.len() < EXAMPLES {
+            p.mismatch_examples
+                .push(format!("{}: {}: {what}", c.origin, c.name));
+        }
+    }
+
+    fn placement(&mut self, tgid: u32, c: &Call, kernel: u64, model: Option<u64>) {
+        let t = c.time;
+        let _ = writeln!(
+            self.out.placements_tsv,
+            "{tgid}\t{}\t{}.{:06}\t{}\t{kernel:#x}\t{}",
+            c.tid,
+            t / 1_000_000,
+            t % 1_000_000,
+            c.name,
+            model
+                .map(|m| format!("{m:#x}"))
+                .unwrap_or_else(|| "-".into())
+        );
+        let p = self.proc_mut(tgid);
+        p.placements += 1;
+        if model != Some(kernel) {
+            p.placement_misses += 1;
+        }
+    }
+
+    /// The `(start_brk, brk)` of a new image: the first `brk(NULL)` of the
+    /// exec'ing thread after call `i`, else the end of the program's segments.
+    fn initial_brk(&self, i: usize, tid: u32, lines: &[MapsLine]) -> Option<(u64, u64)> {
+        for c in &self.cap.calls[i + 1..] {
+            if c.tid != tid {
+                continue;
+            }
+            if matches!(c.name.as_str(), "execve" | "execveat") && c.ret == Ret::Val(0) {
+                break;
+            }
+            if c.name == "brk" {
+                if let (Ok(Some(Op::Brk { addr: 0 })), Ret::Val(v)) = (decode(c), &c.ret) {
+                    return Some((*v, *v));
+                }
+                break;
+            }
+        }
+        heap_start_from_layout(lines).map(|e| (e, e))
+    }
+
+    /// The first unused snapshot of `tgid` in `phase` taken during the stop of
+    /// call `i`: after its entry and before the thread's next call.
+    fn snapshot_of_call(&self, i: usize, tgid: u32, phase: Phase) -> Option<usize> {
+        let c = &self.cap.calls[i];
+        let until = self.cap.calls[i + 1..]
+            .iter()
+            .find(|n| n.tid == c.tid)
+            .map_or(u64::MAX, |n| n.time);
+        self.cap.snapshots.iter().enumerate().position(|(k, s)| {
+            s.tgid == tgid
+                && s.tid == c.tid
+                && s.phase == phase
+                && s.time >= c.time
+                && s.time <= until
+                && !self.used_snapshots.contains(&k)
+        })
+    }
+
+    fn exec(&mut self, i: usize, c: &Call) -> Result<(), String> {
+        let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        // The layout being replaced, compared before the exec replaces it.
+        if let Some(k) = self.snapshot_of_call(i, tgid, Phase::ExecEntry) {
+            self.used_snapshots.insert(k);
+            self.snapshot(&self.cap.snapshots[k])?;
+        }
+        if c.ret != Ret::Val(0) {
+            return Ok(());
+        }
+        let Some(k) = self.snapshot_of_call(i, tgid, Phase::ExecExit) else {
+            // The wrapper's own execve, or no snapshot: nothing to seed from.
+            self.proc_space.insert(tgid, None);
+            return Ok(());
+        };
+        let s = &self.cap.snapshots[k];
+        self.used_snapshots.insert(k);
+        let (lines, vmflags) = self.cap.snapshot_layout(s)?;
+        let brk = self.initial_brk(i, c.tid, &lines);
+        let img = ProcImage::load(
+            &lines,
+            vmflags.as_deref(),
+            &mut self.files,
+            LoadOptions {
+                brk,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| format!("{}/maps.{}: {e}", self.cap.dir.display(), s.name()))?;
+        self.spaces.push(Some(Image { img }));
+        self.proc_space.insert(tgid, Some(self.spaces.len() - 1));
+        self.proc_mut(tgid).exe = s.exe.clone();
+        Ok(())
+    }
+
+    fn clone_call(&mut self, c: &Call) {
+        let Ret::Val(child) = c.ret else { return };
+        let child = child as u32;
+        if child == 0 {
+            return;
+        }
+        let parent = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        let (vm, thread) = clone_kind(c);
+        if thread {
+            self.task_tgid.insert(child, parent);
+            return;
+        }
+        self.task_tgid.insert(child, child);
+        let exe = self.proc_mut(parent).exe.clone();
+        self.proc_mut(child).exe = exe;
+        let pidx = self.proc_space.get(&parent).copied().flatten();
+        let cidx = match pidx {
+            None => None,
+            Some(p) if vm => Some(p),
+            Some(p) => {
+                let Some(Some(img)) = self.spaces.get_mut(p) else {
+                    self.proc_space.insert(child, None);
+                    return;
+                };
+                match img.img.space.fork() {
+                    Ok(space) => {
+                        let copy = ProcImage {
+                            space,
+                            start_stack: img.img.start_stack,
+                            gate: img.img.gate.clone(),
+                        };
+                        self.spaces.push(Some(Image { img: copy }));
+                        Some(self.spaces.len() - 1)
+                    }
+                    Err(e) => {
+                        self.mismatch(parent, c, format!("the model's fork failed: {e}"));
+                        None
+                    }
+                }
+            }
+        };
+        self.proc_space.insert(child, cidx);
+    }
+
+    fn memory_call(&mut self, c: &Call, op: Op) {
+        let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        if self.space_of(tgid).is_none() {
+            self.proc_mut(tgid).before_seed += 1;
+            return;
+        }
+        if c.ret == Ret::Unknown {
+            *self
+                .proc_mut(tgid)
+                .not_modelled
+                .entry(format!("{} without a result", c.name))
+                .or_default() += 1;
+            return;
+        }
+        self.proc_mut(tgid).calls += 1;
+        let files = &mut self.files;
+        let Some(im) = (match self.proc_space.get(&tgid).copied().flatten() {
+            Some(i) => self.spaces.get_mut(i).and_then(Option::as_mut),
+            None => None,
+        }) else {
+            return;
+        };
+        let sp = &mut im.img.space;
+        match op {
+            Op::Mmap {
+                addr,
+                len,
+                prot,
+                mut flags,
+                file,
+                off,
+            } => {
+                let fid = match file.as_deref() {
+                    _ if flags.contains(MapFlags::ANONYMOUS) => None,
+                    Some("/dev/zero") => {
+                        flags |= MapFlags::ANONYMOUS;
+                        None
+                    }
+                    Some(p) => Some(open_file(files.file(p), p, prot, flags)),
+                    None => None,
+                };
+                let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
+                let map = |sp: &mut AddressSpace, addr: u64, flags: MapFlags| match fid {
+                    Some(f) => sp.mmap_file(addr, len, prot, flags, f, off),
+                    None => sp.mmap(addr, len, prot, flags, None, off),
+                };
+                let m = map(sp, addr, flags);
+                let mut note = None;
+                let mut place = None;
+                match (&c.ret, &m) {
+                    (Ret::Val(k), Ok(mv)) => {
+                        if !fixed {
+                            place = Some((*k, Some(*mv)));
+                        }
+                        if k != mv {
+                            // Put it where the kernel did.
+                            let _ = sp.munmap(*mv, len);
+                            let r = map(sp, *k, flags | MapFlags::FIXED);
+                            if fixed || r.is_err() {
+                                note = Some(format!("kernel {k:#x}, model {}", fmt_model(&m)));
+                            }
+                        }
+                    }
+                    (Ret::Val(k), Err(_)) => {
+                        note = Some(format!("kernel {k:#x}, model {}", fmt_model(&m)));
+                        if !fixed {
+                            place = Some((*k, None));
+                        }
+                        let _ = map(sp, *k, flags | MapFlags::FIXED);
+                    }
+                    (Ret::Err(e), Ok(mv)) => {
+                        note = Some(format!("kernel -1 {e}, model {mv:#x}"));
+                        if !fixed {
+                            let _ = sp.munmap(*mv, len);
+                        }
+                    }
+                    (Ret::Err(e), Err(me)) => {
+                        if e != errno_name(*me) {
+                            note = Some(format!("kernel -1 {e}, model -1 {}", me.name()));
+                        }
+                    }
+                    (Ret::Unknown, _) => {}
+                }
+                if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
+                    first_write(sp, *k);
+                }
+                if let Some((k, mv)) = place {
+                    self.placement(tgid, c, k, mv);
+                }
+                if let Some(n) = note {
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Munmap { addr, len } => {
+                let m = sp.munmap(addr, len);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Mprotect { addr, len, prot } => {
+                let m = sp.mprotect(addr, len, prot);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Madvise { addr, len, advice } => {
+                let m = if !MADVS.iter().any(|&(_, v)| v == advice as u64) {
+                    // No such advice: the kernel's first check (madvise_behavior_valid).
+                    Err(Errno::EINVAL)
+                } else if let Some(a) = Advice::from_raw(advice) {
+                    sp.madvise(addr, len, a)
+                } else {
+                    let name = MADVS
+                        .iter()
+                        .find(|&&(_, v)| v == advice as u64)
+                        .map(|&(n, _)| n)
+                        .unwrap_or("?");
+                    let p = self.proc_mut(tgid);
+                    p.calls -= 1;
+                    *p.not_modelled.entry(format!("madvise {name}")).or_default() += 1;
+                    return;
+                };
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Mremap {
+                old,
+                old_len,
+                new_len,
+                flags,
+                new_addr,
+            } => {
+                let m = sp.mremap(old, old_len, new_len, flags, new_addr);
+                let may_move =
+                    flags.contains(RemapFlags::MAYMOVE) && !flags.contains(RemapFlags::FIXED);
+                let mut note = None;
+                let mut place = None;
+                match (&c.ret, &m) {
+                    (Ret::Val(k), Ok(mv)) => {
+                        if may_move && (*k != old || *mv != old) {
+                            place = Some((*k, Some(*mv)));
+                        }
+                        if k != mv {
+                            let r = sp.mremap(
+                                *mv,
+                                new_len,
+                                new_len,
+                                RemapFlags::MAYMOVE | RemapFlags::FIXED,
+                                *k,
+                            );
+                            if !may_move || r.is_err() {
+                                note = Some(format!("kernel {k:#x}, model {mv:#x}"));
+                            }
+                        }
+                    }
+                    (Ret::Val(k), Err(me)) => {
+                        if may_move && *k != old {
+                            place = Some((*k, None));
+                        }
+                        note = Some(format!("kernel {k:#x}, model -1 {}", me.name()));
+                    }
+                    (Ret::Err(e), Ok(mv)) => {
+                        note = Some(format!("kernel -1 {e}, model {mv:#x}"));
+                    }
+                    (Ret::Err(e), Err(me)) => {
+                        if e != errno_name(*me) {
+                            note = Some(format!("kernel -1 {e}, model -1 {}", me.name()));
+                        }
+                    }
+                    (Ret::Unknown, _) => {}
+                }
+                if let Some((k, mv)) = place {
+                    self.placement(tgid, c, k, mv);
+                }
+                if let Some(n) = note {
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Brk { addr } => {
+                let before = sp.current_brk();
+                let m = sp.brk(addr);
+                if m > before && TOUCH_HEAP {
+                    first_write(sp, before);
+                }
+                if c.ret != Ret::Val(m) {
+                    let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));
+                    self.mismatch(tgid, c, n);
+                }
+            }
+        }
+    }
+
+    fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
+        if s.phase == Phase::ExecExit {
+            return Ok(()); // a seed
+        }
+        let files = &self.files;
+        let idx = self.proc_space.get(&s.tgid).copied().flatten();
+        let Some(Some(im)) = idx.map(|i| &self.spaces[i]) else {
+            self.out.unreplayed.push(format!(
+                "{}: no seeded image for process {}",
+                s.name(),
+                s.tgid
+            ));
+            return Ok(());
+        };
+        let (kernel, kflags) = self.cap.snapshot_layout(s)?;
+        let model = maps_lines(&im.img.space, files, im.img.start_stack, &im.img.gate);
+        let mflags = model_vmflags(&im.img.space);
+        let diff = compare(&kernel, kflags.as_deref(), &model, &mflags);
+        let mut model_maps = String::new();
+        for l in &model {
+            let _ = writeln!(model_maps, "{l}");
+        }
+        let mut model_vmflags = String::new();
+        for f in &mflags {
+            let _ = writeln!(
+                model_vmflags,
+                "{:x}-{:x} {}",
+                f.start,
+                f.end,
+                maple_mm::procmaps::vmflags_words(f.flags)
+            );
+        }
+        let r = SnapResult {
+            name: s.name(),
+            phase: s.phase,
+            vmas: (kernel.len(), model.len()),
+            diff,
+            model_maps,
+            model_vmflags,
+            kernel_lines: kernel,
+            model_lines: model,
+        };
+        self.proc_mut(s.tgid).snapshots.push(r);
+        Ok(())
+    }
+}
+
+/// Replays a capture.
+pub fn replay(cap: &Capture) -> Result<Outcome, String> {
+    let children: HashSet<u32> = cap
+        .calls
+        .iter()
+        .filter(|c| matches!(c.name.as_str(), "clone" | "clone3" | "fork" | "vfork"))
+        .filter_map(|c| match c.ret {
+            Ret::Val(v) => Some(v as u32),
+            _ => None,
+        })
+        .collect();
+    let mut r = Replayer {
+        cap,
+        files: FileTable::new(),
+        spaces: Vec::new(),
+        proc_space: HashMap::new(),
+        task_tgid: HashMap::new(),
+        used_snapshots: HashSet::new(),
+        out: Outcome::default(),
+    };
+    for &t in &cap.tids {
+        if !children.contains(&t) {
+            r.task_tgid.insert(t, t);
+            r.proc_space.insert(t, None);
+        }
+    }
+    let mut si = 0;
+    for (i, c) in cap.calls.iter().enumerate() {
+        while si < cap.snapshots.len() && cap.snapshots[si].time < c.time {
+            if r.used_snapshots.insert(si) {
+                r.snapshot(&cap.snapshots[si])?;
+            }
+            si += 1;
+        }
+        match c.name.as_str() {
+            "execve" | "execveat" => r.exec(i, c)?,
+            "clone" | "clone3" | "fork" | "vfork" => r.clone_call(c),
+            name => match decode(c).map_err(|e| format!("{}: {e}", c.origin))? {
+                Some(op) => r.memory_call(c, op),
+                None => {
+                    let tgid = r.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+                    let counted = NOT_MODELLED.contains(&name)
+                        || (name == "prctl" && c.args.first().is_some_and(|a| a == "PR_SET_VMA"));
+                    if counted && r.space_of(tgid).is_some() && !NO_LAYOUT_EFFECT.contains(&name) {
+                        *r.proc_mut(tgid)
+                            .not_modelled
+                            .entry(name.to_string())
+                            .or_default() += 1;
+                    }
+                }
+            },
+        }
+    }
+    while si < cap.snapshots.len() {
+        if r.used_snapshots.insert(si) {
+            r.snapshot(&cap.snapshots[si])?;
+        }
+        si += 1;
+    }
+    // Processes that never had an image and made no call of interest are noise
+    // (the capture wrapper before its exec is folded into the traced program).
+    r.out
+        .procs
+        .retain(|_, p| p.calls > 0 || !p.snapshots.is_empty() || !p.not_modelled.is_empty());
+    Ok(r.out)
+}

@@ -1,0 +1,264 @@
+//! Replays every capture committed under `captures/` with `maple replay` and
+//! checks its figures (no strace needed: the captures are files). The
+//! figures are what the model achieved when the captures were taken; a
+//! change to maple-mm that loses one fails here, one that gains one must
+//! update the table (and README.md's).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Per capture: processes, calls, placements, placement hits, result
+/// mismatches, calls not expressible, snapshots compared, snapshots with
+/// equal pages, final layouts, final layouts with exact boundaries.
+const FIGURES: [(&str, [usize; 10]); 17] = [
+    ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
+    ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
+    // 26 children fork and exit right after a failing call: their exit
+    // snapshots are the layouts after each failure. The one mismatch: a MAP_SHARED|PROT_WRITE mmap of a file opened
+    // read-only (EACCES); the trace does not show how files were opened.
+    ("errors", [27, 46, 6, 6, 1, 0, 27, 27, 27, 27]),
+    ("find_xargs", [6, 174, 94, 94, 0, 0, 13, 13, 5, 5]),
+    ("forker", [5, 196, 101, 101, 0, 0, 5, 5, 5, 5]),
+    ("gcc", [3, 146, 49, 49, 0, 0, 8, 8, 3, 3]),
+    ("ls", [1, 39, 19, 19, 0, 0, 1, 1, 1, 1]),
+    ("madvise_heavy", [1, 150, 6, 6, 0, 0, 1, 1, 1, 1]),
+    // The model accepts an mremap(MREMAP_DONTUNMAP) the kernel refused (EINVAL).
+    // Up to vm.max_map_count (65530): 65,509 mappings, then the calls that
+    // need one more VMA fail with ENOMEM (trace and final maps gzipped).
+    ("mapcount", [1, 65529, 65513, 65513, 0, 0, 1, 1, 1, 1]),
+    ("mremap_heavy", [1, 65, 26, 26, 1, 0, 1, 0, 1, 0]),
+    ("perl", [1, 66, 25, 25, 0, 0, 1, 1, 1, 1]),
+    ("python3", [1, 53, 15, 15, 0, 0, 1, 1, 1, 1]),
+    ("python3_threads", [2, 105, 32, 32, 0, 0, 6, 6, 2, 2]),
+    ("rust_maple", [1, 28, 7, 7, 0, 0, 1, 1, 1, 1]),
+    ("sh_pipeline", [4, 112, 58, 58, 0, 0, 7, 7, 4, 4]),
+    ("static_hello", [1, 7, 1, 1, 0, 0, 1, 1, 1, 1]),
+    ("threads", [1, 43, 12, 12, 0, 0, 1, 1, 1, 1]),
+];
+
+const KEYS: [&str; 10] = [
+    "processes",
+    "calls",
+    "placements",
+    "placement_hits",
+    "result_mismatches",
+    "not_modelled",
+    "snapshots",
+    "snapshots_pages_equal",
+    "final_layouts",
+    "final_boundaries_exact",
+];
+
+fn captures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../captures")
+}
+
+fn maple(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_maple"))
+        .args(args)
+        .output()
+        .expect("maple runs")
+}
+
+#[test]
+fn every_committed_capture_is_in_the_table() {
+    let mut dirs: Vec<String> = std::fs::read_dir(captures())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("snapshots.tsv").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    let table: Vec<&str> = FIGURES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(dirs, table);
+}
+
+#[test]
+fn replays_reproduce_the_figures() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-test-{}", std::process::id()));
+    for (name, want) in FIGURES {
+        let dir = captures().join(name);
+        let out = tmp.join(name);
+        let o = maple(&[
+            "replay".as_ref(),
+            dir.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--svg".as_ref(),
+            out.join("final.svg").as_os_str(),
+        ]);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let summary = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("summary: "))
+            .unwrap_or_else(|| panic!("{name}: no summary line"));
+        let get = |k: &str| -> usize {
+            summary
+                .split_whitespace()
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name}: no {k} in {summary}"))
+        };
+        let got: Vec<usize> = KEYS.iter().map(|k| get(k)).collect();
+        assert_eq!(got, want, "{name}: {KEYS:?}\n{stdout}");
+        assert_eq!(get("unreplayed"), 0, "{name}");
+        // placements.tsv: one line per placement; a model snapshot per compared one.
+        let tsv = std::fs::read_to_string(out.join("placements.tsv")).unwrap();
+        assert_eq!(tsv.lines().count(), want[2], "{name}: placements.tsv");
+        for l in tsv.lines() {
+            let c: Vec<&str> = l.split('\t').collect();
+            assert_eq!(c.len(), 6, "{name}: {l}");
+            assert!(c[4].starts_with("0x") && c[5].starts_with("0x"), "{l}");
+        }
+        let maps = std::fs::read_dir(&out)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("maps.")
+            })
+            .count();
+        assert_eq!(maps, want[6], "{name}: OUT/maps.* files");
+        let svg = std::fs::read_to_string(out.join("final.svg")).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn a_broken_capture_is_an_error_naming_file_and_line() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-bad-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(
+        tmp.join("trace.100"),
+        "1.000001 brk(NULL) = 0x555555559000\n1.000002 mmap(NULL, 4096, PROT_READ, MAP_WHAT, -1, 0) = 0x1000\n",
+    )
+    .unwrap();
+    std::fs::write(tmp.join("snapshots.tsv"), "").unwrap();
+    let o = maple(&["replay".as_ref(), tmp.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("trace.100:2") && err.contains("MAP_WHAT"),
+        "{err}"
+    );
+
+    std::fs::write(tmp.join("trace.100"), "1.0 brk(NULL) = 0x1000\n").unwrap();
+    std::fs::write(tmp.join("snapshots.tsv"), "1.5\t100\t100\t1\texecexit\n").unwrap();
+    std::fs::write(
+        tmp.join("maps.100.1.execexit"),
+        "00400000-00401000 r-xp 0 08:01 1 /x\nnonsense\n",
+    )
+    .unwrap();
+    // The snapshot is read when an execve asks for it: give it one.
+    std::fs::write(
+        tmp.join("trace.100"),
+        "1.0 execve(\"/x\", [\"x\"], 0x1 /* 0 vars */) = 0\n2.0 brk(NULL) = 0x1000\n",
+    )
+    .unwrap();
+    let o = maple(&["replay".as_ref(), tmp.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("maps.100.1.execexit:line 2"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A hand-made capture: two threads racing for `mmap` (the main thread's
+/// call `<unfinished ...>` while the other's completes first), a vfork child
+/// sharing the space until its failed and then successful `execve`.
+#[test]
+fn threads_unfinished_calls_and_vfork() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-threads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
+    w(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 brk(NULL) = 0x555555556000\n\
+         3.000000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}, 88) = 101\n\
+         4.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0 <unfinished ...>\n\
+         4.500000 <... mmap resumed>) = 0x7ffff7ffd000\n\
+         5.000000 vfork() = 102\n\
+         6.000000 exit_group(0) = ?\n\
+         6.500000 +++ exited with 0 +++\n",
+    );
+    w(
+        "trace.101",
+        "4.200000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         4.300000 munmap(0x1001, 4096) = -1 EINVAL (Invalid argument)\n\
+         5.900000 +++ exited with 0 +++\n",
+    );
+    w(
+        "trace.102",
+        "5.100000 execve(\"/usr/local/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = -1 ENOENT (No such file or directory) (DELAYED)\n\
+         5.300000 execve(\"/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         5.700000 exit_group(0) = ?\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let both = "7ffff7ffd000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
+    w("maps.100.1.execexit", &format!("{prog}{stack}"));
+    w("maps.100.2.exit", &format!("{prog}{both}{stack}"));
+    w("maps.102.1.execentry", &format!("{prog}{both}{stack}"));
+    w(
+        "maps.102.2.execexit",
+        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+    );
+    w(
+        "maps.102.3.exit",
+        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+    );
+    w(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         5.150000\t102\t102\t1\texecentry\n\
+         5.400000\t102\t102\t2\texecexit\n\
+         5.750000\t102\t102\t3\texit\n\
+         6.100000\t100\t100\t2\texit\n",
+    );
+    let out = tmp.join("out");
+    let o = maple(&[
+        "replay".as_ref(),
+        tmp.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Replayed in entry order, the main thread's mmap is placed first, at the
+    // top: a miss (the threads raced), moved to the kernel's address; the
+    // other thread's then lands where the kernel put it.
+    let tsv = std::fs::read_to_string(out.join("placements.tsv")).unwrap();
+    assert_eq!(
+        tsv,
+        "100\t100\t4.000000\tmmap\t0x7ffff7ffd000\t0x7ffff7ffe000\n\
+         100\t101\t4.200000\tmmap\t0x7ffff7ffe000\t0x7ffff7ffe000\n"
+    );
+    assert!(
+        stdout.contains("summary: processes=2 calls=4 placements=2 placement_hits=1 "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("result_mismatches=0 "), "{stdout}");
+    // The vfork child's execentry is the parent's layout; both exits are exact.
+    assert!(
+        stdout.contains(
+            "snapshots=3 snapshots_pages_equal=3 final_layouts=2 final_boundaries_exact=2"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("maps.102.1.execentry")).unwrap(),
+        format!("{prog}{both}{stack}")
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
