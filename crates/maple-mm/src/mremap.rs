@@ -37,7 +37,11 @@ impl AddressSpace {
     /// - unknown flags, `FIXED` without `MAYMOVE`, `DONTUNMAP` without
     ///   `MAYMOVE` or with a size change → `EINVAL`; `old_addr` not page
     ///   aligned → `EINVAL`; lengths rounded up to pages, `new_len == 0` →
-    ///   `EINVAL`; no VMA at `old_addr` → `EFAULT`;
+    ///   `EINVAL`; with `FIXED` or `DONTUNMAP`, `new_addr` not page aligned,
+    ///   the new range outside the task or overlapping the old one →
+    ///   `EINVAL`, checked before the VMA lookup (Linux 6.18 on this
+    ///   machine: `DONTUNMAP` without `FIXED` takes `new_addr` as a hint but
+    ///   checks it all the same); no VMA at `old_addr` → `EFAULT`;
     /// - shrinking unmaps the tail `old_addr + new_len .. old_addr + old_len`
     ///   (whatever VMAs it covers) and keeps the address;
     /// - growing needs `old_addr .. old_addr + old_len` inside one VMA
@@ -117,6 +121,20 @@ impl Inner {
         let new_len = page_align(new_len).unwrap_or(0);
         if new_len == 0 {
             return Err(Errno::EINVAL);
+        }
+        // With FIXED or DONTUNMAP the kernel takes `new_addr` as the target
+        // (DONTUNMAP: as a hint), and checks it before it looks at any VMA:
+        // page aligned, inside the task size, not overlapping the old range.
+        // (A C caller that passes DONTUNMAP without a fifth argument hands
+        // the kernel whatever its register held, and usually gets EINVAL.)
+        if fixed || dontunmap {
+            let ts = self.cfg.task_size;
+            if offset_in_page(new_addr) != 0 || new_len > ts || new_addr > ts - new_len {
+                return Err(Errno::EINVAL);
+            }
+            if addr.saturating_add(old_len) > new_addr && new_addr + new_len > addr {
+                return Err(Errno::EINVAL);
+            }
         }
         if self.vmas.get(addr).is_none() {
             return Err(Errno::EFAULT);
@@ -259,14 +277,6 @@ impl Inner {
         dontunmap: bool,
     ) -> Result<u64, Errno> {
         let ts = self.cfg.task_size;
-        if fixed {
-            if offset_in_page(new_addr) != 0 || new_len > ts || new_addr > ts - new_len {
-                return Err(Errno::EINVAL);
-            }
-            if addr.saturating_add(old_len) > new_addr && new_addr + new_len > addr {
-                return Err(Errno::EINVAL);
-            }
-        }
         if self.vmas.len() + 2 >= self.cfg.max_map_count.saturating_sub(3) {
             return Err(Errno::ENOMEM);
         }

@@ -364,10 +364,9 @@ fn mremap_corner_cases() {
     wb(&mut m, d, 43);
     assert_eq!(rb(&mut m, s + P), 43);
     check(&m);
-    // a hint that rounds to 0
-    let r = m
-        .mremap(B, P, P, mm | RemapFlags::DONTUNMAP, 0x100)
-        .unwrap();
+    // DONTUNMAP with no hint (an unaligned one is EINVAL, see
+    // mremap_dontunmap_checks_its_new_addr)
+    let r = m.mremap(B, P, P, mm | RemapFlags::DONTUNMAP, 0).unwrap();
     assert_ne!(r, B);
     assert_eq!(rb(&mut m, r), 1);
     assert_eq!(rb(&mut m, B), 0, "DONTUNMAP leaves the old range empty");
@@ -497,5 +496,35 @@ fn mremap_shrinks_across_vmas() {
     });
     assert_eq!(m.mremap(B, 10 * P, P, RemapFlags::EMPTY, 0), Ok(B));
     assert_eq!(draw(&m, B, 10), "A         ");
+    check(&m);
+}
+
+/// `MREMAP_DONTUNMAP` without `MREMAP_FIXED` still has its `new_addr`
+/// checked, as with `FIXED` and before the VMA lookup (checked on Linux
+/// 6.18: a C call without a fifth argument passes garbage and gets EINVAL).
+#[test]
+fn mremap_dontunmap_checks_its_new_addr() {
+    let mut m = setup();
+    let du = RemapFlags::MAYMOVE | RemapFlags::DONTUNMAP;
+    let p = maple_mm::PAGE_SIZE;
+    // Not page aligned.
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(B, 2 * p, 2 * p, du, 0x1234)
+    });
+    // The new range past the task size.
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(B, 2 * p, 2 * p, du, 0x7fff_ffff_f000)
+    });
+    // Overlapping the old range.
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(B, 2 * p, 2 * p, du, B + p)
+    });
+    // Before the VMA lookup: nothing mapped at the old address is EINVAL too.
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(0x1000_0000, 2 * p, 2 * p, du, 0x1234)
+    });
+    // A page-aligned hint (0 included) moves the range.
+    let to = m.mremap(B, 2 * p, 2 * p, du, 0).unwrap();
+    assert_ne!(to, B);
     check(&m);
 }
