@@ -3,8 +3,8 @@
 //!
 //! Every table lives in one arena ([`Tables`]) shared by all the address
 //! spaces of a [`Memory`](crate::Memory), so that a PTE table can be shared
-//! by several spaces copy-on-write (seed 004): an entry of an upper table
-//! holds the index of the table below; an entry of a PTE table holds the
+//! by several spaces copy-on-write (the shared PTE tables proposed for
+//! Linux fork): an entry of an upper table holds the index of the table below; an entry of a PTE table holds the
 //! index of a frame, and two bits: [`PRESENT`] and [`WRITABLE`]. A PMD entry
 //! without `WRITABLE` marks a PTE table shared copy-on-write: writing through it, or
 //! changing it in any way, first makes this space's copy private
@@ -605,7 +605,7 @@ impl PageTables {
         self.rss += rss as u64;
     }
 
-    /// Copy-on-write page tables (seed 004): maps the parent's PTE table
+    /// Copy-on-write page tables (shared at fork, copied on first write): maps the parent's PTE table
     /// `found` into this (the child's) PMD, read-only at the PMD level in
     /// both spaces, and takes a table reference. The child's RSS counts the
     /// table's pages at once.

@@ -929,7 +929,7 @@ impl<V> MapleTree<V> {
         self.pool.ensure_available(worst)
     }
 
-    /// Turns the append fast path (seed 002) off or on, to measure what it
+    /// Turns the append fast path (`mas_wr_append`) off or on, to measure what it
     /// buys. On by default; the tree's contents are the same either way.
     pub fn set_append_path(&mut self, enabled: bool) {
         self.append_path = enabled;

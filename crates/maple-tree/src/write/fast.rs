@@ -1,4 +1,4 @@
-//! The in-place write paths: exact fit, append (seed 002), and the in-place
+//! The in-place write paths: exact fit, append (`mas_wr_append`), and the in-place
 //! leaf splice.
 //!
 //! Exact fit replaces one slot word; append writes the new slots past the
