@@ -4,8 +4,9 @@
 //! 1. **exact fit** (`fast.rs`): the range is exactly one existing slot and a
 //!    value goes in: the slot word is replaced in place;
 //! 2. **append** (`fast.rs`, the kernel's `mas_wr_append`): the range lies
-//!    inside the last slot of a leaf, which is absent, and the leaf has room for the one or two extra
-//!    slots: they are written past the end and the leaf's count grows;
+//!    inside the last slot of a leaf, which is absent, and the leaf has room
+//!    for the one or two extra slots: they are written past the end and the
+//!    leaf's count grows;
 //! 3. **in-place rewrite** (`fast.rs`, not in RCU mode): the store stays
 //!    inside one leaf, which still fits and touches no neighbour: its slots
 //!    are spliced in place (the kernel's node store);
