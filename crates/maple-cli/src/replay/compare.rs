@@ -23,12 +23,17 @@ pub struct Diff {
 }
 
 /// The identity of what backs a page, with the page's offset in it.
+///
+/// A file unlinked after it was mapped prints as `PATH (deleted)`; it is
+/// still the same file. Unlinking is not a memory call (the trace does not
+/// show it), so the suffix is not part of the identity.
 fn backing(l: &MapsLine, addr: u64) -> (String, u64) {
     match l.kind() {
         MapsKind::Anon => ("anon".into(), 0),
         MapsKind::SharedAnon => ("shmem".into(), l.offset.wrapping_add(addr - l.start)),
         MapsKind::File | MapsKind::Special => {
-            (l.name.clone(), l.offset.wrapping_add(addr - l.start))
+            let name = l.name.strip_suffix(" (deleted)").unwrap_or(&l.name);
+            (name.to_string(), l.offset.wrapping_add(addr - l.start))
         }
     }
 }
@@ -170,5 +175,23 @@ mod tests {
         let same = compare(&k, None, &k, &[]);
         assert_eq!((same.pages_differ, same.boundary_diffs), (0, 0));
         assert!(same.examples.is_empty());
+    }
+
+    #[test]
+    fn a_file_deleted_after_it_was_mapped_is_the_same_file() {
+        let k = parse_maps(
+            "20000-22000 rw-s 00000000 08:01 5                                  /tmp/perf/1 (deleted)\n",
+        )
+        .unwrap();
+        let m = parse_maps(
+            "20000-22000 rw-s 00000000 00:00 0                                  /tmp/perf/1\n",
+        )
+        .unwrap();
+        assert_eq!(compare(&k, None, &m, &[]).pages_differ, 0);
+        let other = parse_maps(
+            "20000-22000 rw-s 00000000 00:00 0                                  /tmp/perf/2\n",
+        )
+        .unwrap();
+        assert_eq!(compare(&k, None, &other, &[]).pages_differ, 2);
     }
 }
