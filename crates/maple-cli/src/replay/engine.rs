@@ -85,6 +85,47 @@ pub struct Outcome {
 /// A space and what is printed with it.
 struct Image {
     img: ProcImage,
+    /// Ranges the program is assumed to write soon (see [`touches`]):
+    /// `start..end`, waiting for the first memory call that does not touch
+    /// them.
+    pending_writes: Vec<(u64, u64)>,
+}
+
+impl Image {
+    fn new(img: ProcImage) -> Self {
+        Image {
+            img,
+            pending_writes: Vec::new(),
+        }
+    }
+
+    /// Makes the assumed first writes of the pending ranges that do not
+    /// overlap `busy` (all of them for `None`): each private writable VMA
+    /// of such a range gets the anon_vma of a write fault.
+    fn settle_writes(&mut self, busy: Option<(u64, u64)>) {
+        let overlaps = |(s, e): (u64, u64)| busy.is_some_and(|(bs, be)| s < be && bs < e);
+        let mut kept = Vec::new();
+        for range in std::mem::take(&mut self.pending_writes) {
+            if overlaps(range) {
+                kept.push(range);
+                continue;
+            }
+            let sp = &mut self.img.space;
+            let mut at = range.0;
+            while at < range.1 {
+                let Some(v) = sp.find_vma(at) else { break };
+                let (start, end) = (v.start().max(at), v.end());
+                if start >= range.1 {
+                    break;
+                }
+                if v.flags().contains(maple_mm::VmFlags::WRITE) && !v.is_shared() {
+                    first_write(sp, start);
+                }
+                at = end;
+            }
+        }
+        self.pending_writes = kept;
+    }
 }
 
 struct Replayer<'a> {
@@ -165,7 +206,13 @@ fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
 /// an anon_vma (its first write fault) decides merges, fork inheritance and
 /// the `VM_ACCOUNT` drop; programs write to the private writable memory they
 /// map (malloc arenas, stacks, data segments), so the replay gives it the
-/// anon_vma of a first write right after the `mmap`.
+/// anon_vma of a first write. Not at once: a program may set a mapping up
+/// first (guard pages made `PROT_NONE`, `madvise`) and use it later, so the
+/// write is made before the process's next memory call that is not such a
+/// setup of the mapping ([`setup_range`]), or before a fork or a snapshot
+/// ([`Image::settle_writes`]). A JVM's thread stacks (a guard made
+/// `PROT_NONE` right after the `mmap` loses `VM_ACCOUNT`) and a Go heap
+/// arena (merged with its neighbour by `madvise`) need that order.
 fn touches(prot: Prot, flags: MapFlags) -> bool {
     prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
 }
@@ -174,6 +221,21 @@ fn touches(prot: Prot, flags: MapFlags) -> bool {
 /// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
 fn first_write(sp: &mut AddressSpace, addr: u64) {
     sp.anon_vma_prepare(addr);
+}
+
+/// The range of a call that sets a fresh mapping up rather than uses it:
+/// `madvise` and `mprotect(PROT_NONE)` (guard pages). The assumed first
+/// writes there wait until after it; before any other call they are made
+/// (a program that writes, then `mprotect`s a mapping read-only, wrote
+/// first).
+fn setup_range(op: &Op) -> Option<(u64, u64)> {
+    match *op {
+        Op::Madvise { addr, len, .. } => Some((addr, addr.saturating_add(len))),
+        Op::Mprotect { addr, len, prot } if prot == Prot::NONE => {
+            Some((addr, addr.saturating_add(len)))
+        }
+        _ => None,
+    }
 }
 
 /// Where the heap starts when the trace does not say: the end of the run of
@@ -299,7 +361,7 @@ impl<'a> Replayer<'a> {
             },
         )
         .map_err(|e| format!("{}/maps.{}: {e}", self.cap.dir.display(), s.name()))?;
-        self.spaces.push(Some(Image { img }));
+        self.spaces.push(Some(Image::new(img)));
         self.proc_space.insert(tgid, Some(self.spaces.len() - 1));
         self.proc_mut(tgid).exe = s.exe.clone();
         Ok(())
@@ -329,6 +391,9 @@ impl<'a> Replayer<'a> {
                     self.proc_space.insert(child, None);
                     return;
                 };
+                // What the parent wrote before the fork decides what the
+                // child inherits.
+                img.settle_writes(None);
                 match img.img.space.fork() {
                     Ok(space) => {
                         let copy = ProcImage {
@@ -336,7 +401,7 @@ impl<'a> Replayer<'a> {
                             start_stack: img.img.start_stack,
                             gate: img.img.gate.clone(),
                         };
-                        self.spaces.push(Some(Image { img: copy }));
+                        self.spaces.push(Some(Image::new(copy)));
                         Some(self.spaces.len() - 1)
                     }
                     Err(e) => {
@@ -371,6 +436,7 @@ impl<'a> Replayer<'a> {
         }) else {
             return;
         };
+        im.settle_writes(setup_range(&op));
         let sp = &mut im.img.space;
         match op {
             Op::Mmap {
@@ -433,7 +499,7 @@ impl<'a> Replayer<'a> {
                     (Ret::Unknown, _) => {}
                 }
                 if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
-                    first_write(sp, *k);
+                    im.pending_writes.push((*k, k.saturating_add(len)));
                 }
                 if let Some((k, mv)) = place {
                     self.placement(tgid, c, k, mv);
@@ -535,7 +601,7 @@ impl<'a> Replayer<'a> {
                 let before = sp.current_brk();
                 let m = sp.brk(addr);
                 if m > before && TOUCH_HEAP {
-                    first_write(sp, before);
+                    im.pending_writes.push((before, m));
                 }
                 if c.ret != Ret::Val(m) {
                     let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));
@@ -549,8 +615,12 @@ impl<'a> Replayer<'a> {
         if s.phase == Phase::ExecExit {
             return Ok(()); // a seed
         }
-        let files = &self.files;
         let idx = self.proc_space.get(&s.tgid).copied().flatten();
+        // The program has had its chance to write what it mapped.
+        if let Some(Some(im)) = idx.and_then(|i| self.spaces.get_mut(i)) {
+            im.settle_writes(None);
+        }
+        let files = &self.files;
         let Some(Some(im)) = idx.map(|i| &self.spaces[i]) else {
             self.out.unreplayed.push(format!(
                 "{}: no seeded image for process {}",
