@@ -77,6 +77,7 @@ mod node;
 mod pool;
 #[cfg(feature = "std")]
 mod rcu;
+mod sync;
 mod tree;
 mod walk;
 mod write;
