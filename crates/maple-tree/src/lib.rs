@@ -62,6 +62,7 @@
 //!   on purpose, for testing fallible operations.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
 extern crate alloc;
