@@ -22,6 +22,18 @@ pub fn cases(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// `native` normally, `miri` under Miri, which interprets every step (a
+/// loop of a few thousand stores takes minutes there): pick a `miri` size
+/// that still builds the shapes the test is about (height 3 needs about 150
+/// entries).
+pub const fn sized(native: u64, miri: u64) -> u64 {
+    if cfg!(miri) {
+        miri
+    } else {
+        native
+    }
+}
+
 /// Both kinds of tree.
 pub type Maker<V> = fn() -> MapleTree<V>;
 
