@@ -28,5 +28,5 @@ cargo +nightly fuzz build -O
 for t in "${targets[@]}"; do
     mkdir -p "target/fuzz-corpus/$t"
     cargo +nightly fuzz run -O "$t" "target/fuzz-corpus/$t" "fuzz/corpus/$t" -- \
-        -max_total_time="$seconds" -print_final_stats=1
+        -max_total_time="$seconds" -seed=1 -print_final_stats=1
 done
