@@ -8,9 +8,11 @@
 #   child words, copy_from), the pool and its chunk cache, the write paths;
 #   the write tests that build 1,000-10,000-entry trees are skipped (far
 #   too long interpreted; the same paths run at smaller sizes below);
-# - boundaries, dup (duplication, fallible duplication, iterators,
-#   cursors), no_alloc (every read path), drops (leaks, double drops,
-#   panicking Clone/Drop/callbacks): sized down with `cfg!(miri)`;
+# - boundaries (but its long random run), no_alloc (every read path, every
+#   cursor walk), and a selection of dup (duplication, equality, iterators,
+#   FromIterator/Extend) and drops (fallible duplication, panicking split
+#   and dup_with callbacks, owning iteration, values handed back): sized
+#   down with `cfg!(miri)`;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance).
@@ -42,16 +44,24 @@ skip=(
 # may never be collected), which Miri would report as leaks: the test
 # checks itself, with weak references, that every value it made was dropped.
 rcu="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks"
+# Under Miri each test is sized down with `cfg!(miri)`; of the suites that
+# run one generic test per value type, the boxed-value variant (`_big`) runs.
+drops=(split_panics_big dup_map_panics_big try_dup_fails_big handed_back_big
+    into_iter_partial_big insert_with_not_clone)
+dup=(equality_is_by_contents into_iterator_forms debug_prints clone_of_a_tall_tree
+    from_iter_and_extend)
 logs=$(mktemp -d)
 (
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --lib -- "${skip[@]}" &&
-        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test drops &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test no_alloc &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test drops -- "${drops[@]}" &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single
 ) > "$logs/a" 2>&1 &
 a=$!
 (
-    MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree \
-        --test dup --test boundaries --test no_alloc
+    MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test dup -- "${dup[@]}" &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test boundaries -- \
+            --skip all_forms_against_the_model
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0
