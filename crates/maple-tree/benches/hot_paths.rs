@@ -15,20 +15,13 @@ use maple_tree::MapleTree;
 const SIZES: [u64; 3] = [1_000, 100_000, 1_000_000];
 const BUILD_SIZES: [u64; 2] = [10_000, 1_000_000];
 
-/// splitmix64 (WORKLOADS.md), seeded with 42.
-struct Rng(u64);
-impl Rng {
-    fn new() -> Self {
-        Rng(42)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+/// The tests' SplitMix64 (WORKLOADS.md's generator).
+#[path = "../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+/// WORKLOADS.md's seed.
+const SEED: u64 = 42;
 
 fn perm(n: u64, rng: &mut Rng) -> Vec<u64> {
     let mut p: Vec<u64> = (0..n).collect();
@@ -52,7 +45,7 @@ fn seq_tree(n: u64, alloc: bool) -> MapleTree<u64> {
 
 /// WORKLOADS.md's gap setup; returns the tree and `pos`.
 fn gap_tree(n: u64) -> (MapleTree<u64>, u64) {
-    let mut rng = Rng::new();
+    let mut rng = Rng(SEED);
     let mut t = MapleTree::new_alloc();
     let mut pos = 0;
     for i in 0..n {
@@ -68,7 +61,7 @@ fn get(c: &mut Criterion) {
     let mut g = c.benchmark_group("get");
     for n in SIZES {
         let t = seq_tree(n, false);
-        let mut rng = Rng::new();
+        let mut rng = Rng(SEED);
         let keys: Vec<u64> = (0..4096).map(|_| rng.next() % n).collect();
         g.bench_with_input(BenchmarkId::new("hit", n), &keys, |b, keys| {
             let mut k = 0;
@@ -105,7 +98,7 @@ fn insert(c: &mut Criterion) {
                 BatchSize::PerIteration,
             )
         });
-        let p = perm(n, &mut Rng::new());
+        let p = perm(n, &mut Rng(SEED));
         g.bench_function(BenchmarkId::new("random", n), |b| {
             b.iter_batched(
                 MapleTree::<u64>::new,
@@ -126,7 +119,7 @@ fn overwrite(c: &mut Criterion) {
     let mut g = c.benchmark_group("overwrite");
     for n in SIZES {
         let mut t = seq_tree(n, false);
-        let mut rng = Rng::new();
+        let mut rng = Rng(SEED);
         let mut q = 0;
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
             b.iter(|| {
@@ -145,7 +138,7 @@ fn remove(c: &mut Criterion) {
     g.sample_size(10);
     for n in BUILD_SIZES {
         let src = seq_tree(n, false);
-        let p = perm(n, &mut Rng::new());
+        let p = perm(n, &mut Rng(SEED));
         g.throughput(Throughput::Elements(n));
         g.bench_function(BenchmarkId::new("all_random_order", n), |b| {
             b.iter_batched(
@@ -167,7 +160,7 @@ fn find_gap(c: &mut Criterion) {
     let mut g = c.benchmark_group("find_gap");
     for n in [1_000, 100_000] {
         let (t, pos) = gap_tree(n);
-        let mut rng = Rng::new();
+        let mut rng = Rng(SEED);
         g.bench_function(BenchmarkId::new("lowest", n), |b| {
             b.iter(|| black_box(t.find_gap(1 + rng.next() % 64, 0..=pos + 1000)))
         });

@@ -84,6 +84,7 @@
 //!   adds 48 bytes to each tree.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
 extern crate alloc;
@@ -116,6 +117,7 @@ mod read;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod stats;
+mod sync;
 mod teardown;
 mod tree;
 mod views;

@@ -51,13 +51,18 @@
 //! Everything else (pivots, slot words) is written only into nodes no reader
 //! can reach yet, or (append) into slots past the count readers load.
 
+use crate::sync::{AtomicPtr, AtomicU64, Ordering};
 use alloc::boxed::Box;
-use core::mem::{align_of, size_of, MaybeUninit};
+use core::mem::{align_of, size_of, ManuallyDrop, MaybeUninit};
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 /// Bytes in one node.
+#[cfg(not(loom))]
 pub(crate) const NODE_SIZE: usize = 256;
+/// Under loom, atomics and the [`Shadow`](crate::sync::Shadow) cells are
+/// larger than words: nodes are bigger (and the model never counts bytes).
+#[cfg(loom)]
+pub(crate) const NODE_SIZE: usize = 4096;
 /// Slots in a leaf.
 pub(crate) const LEAF_SLOTS: usize = 16;
 /// Children of a regular internal node.
@@ -140,34 +145,40 @@ struct LeafBody {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
 struct RangeBody {
     pivots: [u64; RANGE_SLOTS - 1],
-    children: [*mut Node; RANGE_SLOTS],
+    children: [AtomicPtr<Node>; RANGE_SLOTS],
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
 struct ARangeBody {
     pivots: [u64; ARANGE_SLOTS - 1],
-    children: [*mut Node; ARANGE_SLOTS],
-    gaps: [u64; ARANGE_SLOTS],
+    children: [AtomicPtr<Node>; ARANGE_SLOTS],
+    gaps: [AtomicU64; ARANGE_SLOTS],
     _spare: [u64; 2],
 }
 
+/// Every body starts with its pivots, so they sit at the same offset.
 #[repr(C)]
-#[derive(Clone, Copy)]
 union Body {
     leaf: LeafBody,
-    range: RangeBody,
-    arange: ARangeBody,
+    range: ManuallyDrop<RangeBody>,
+    arange: ManuallyDrop<ARangeBody>,
 }
 
 /// One tree node. Only ever handled through [`NodePtr`].
-#[repr(C, align(256))]
+///
+/// The header, child pointers and gaps are atomics (see "Concurrent
+/// readers" above) of the [`sync`](crate::sync) shim, so loom can check them.
+#[repr(C)]
+#[cfg_attr(not(loom), repr(align(256)))]
+#[cfg_attr(loom, repr(align(4096)))]
 pub(crate) struct Node {
-    header: Header,
+    /// A [`Header`].
+    header: AtomicU64,
     body: Body,
+    #[cfg(loom)]
+    shadow: crate::sync::Shadow,
 }
 
 const _: () = assert!(size_of::<Node>() == NODE_SIZE);
@@ -191,9 +202,67 @@ impl NodePtr {
     /// node of `kind`; the body is left as it was.
     #[inline]
     pub(crate) fn init(raw: NonNull<Node>, kind: Kind) -> NodePtr {
+        let header = AtomicU64::new(Header::new(kind, 0, 0).0);
         // SAFETY: the pool hands out memory for one whole, exclusively owned node.
-        unsafe { ptr::addr_of_mut!((*raw.as_ptr()).header).write(Header::new(kind, 0, 0)) };
+        unsafe { ptr::addr_of_mut!((*raw.as_ptr()).header).write(header) };
+        #[cfg(loom)]
+        NodePtr(raw).fresh_loom_objects();
         NodePtr(raw)
+    }
+
+    /// Under loom, atomics and cells are objects of the model run: a node's
+    /// must be made anew before it is used (its memory may come from a
+    /// previous run, through the pool's chunk cache).
+    #[cfg(loom)]
+    fn fresh_loom_objects(self) {
+        let p = self.0.as_ptr();
+        // SAFETY: called on a node being built, owned by the caller; the
+        // writes replace stale objects without reading them. Child pointers
+        // and gaps start null and 0.
+        unsafe {
+            ptr::addr_of_mut!((*p).shadow).write(crate::sync::Shadow::new());
+            let range = self.range_body();
+            for i in 0..RANGE_SLOTS {
+                ptr::addr_of_mut!((*range).children[i]).write(AtomicPtr::new(ptr::null_mut()));
+            }
+            let arange = self.arange_body();
+            for i in 0..ARANGE_SLOTS {
+                ptr::addr_of_mut!((*arange).gaps[i]).write(AtomicU64::new(0));
+            }
+        }
+    }
+
+    /// The body as a regular internal node's (no reference is made).
+    #[inline]
+    fn range_body(self) -> *mut RangeBody {
+        // SAFETY: a place computation inside the node; `ManuallyDrop` is
+        // `repr(transparent)` and every union field starts at offset 0.
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).body).cast() }
+    }
+
+    /// The body as an allocation-tree internal node's (no reference is made).
+    #[inline]
+    fn arange_body(self) -> *mut ARangeBody {
+        // SAFETY: as for `range_body`.
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).body).cast() }
+    }
+
+    /// Announces a read (`write == false`) or write of pivot (`pivot`) or
+    /// slot `i` to loom (nothing outside loom).
+    #[inline(always)]
+    fn shadow(self, pivot: bool, i: usize, write: bool) {
+        #[cfg(loom)]
+        {
+            // SAFETY: invariant 1; the shadow is made with the node.
+            let shadow = unsafe { &*ptr::addr_of!((*self.0.as_ptr()).shadow) };
+            if write {
+                shadow.write(pivot, i)
+            } else {
+                shadow.read(pivot, i)
+            }
+        }
+        #[cfg(not(loom))]
+        let _ = (self, pivot, i, write);
     }
 
     /// Wraps a pointer to a live node (as published by the concurrent tree).
@@ -210,10 +279,9 @@ impl NodePtr {
     /// The header as an atomic (see "Concurrent readers" above).
     #[inline]
     fn header_word(self) -> &'static AtomicU64 {
-        // SAFETY: invariant 1: a live node, whose header is an initialised,
-        // 8-byte aligned word that is only ever accessed atomically here. The
-        // `'static` never escapes this module's accessors.
-        unsafe { AtomicU64::from_ptr(ptr::addr_of_mut!((*self.0.as_ptr()).header).cast::<u64>()) }
+        // SAFETY: invariant 1: a live node, whose header was initialised by
+        // `init`. The `'static` never escapes this module's accessors.
+        unsafe { &*ptr::addr_of!((*self.0.as_ptr()).header) }
     }
 
     #[inline]
@@ -295,6 +363,7 @@ impl NodePtr {
     #[inline]
     pub(crate) fn pivot(self, i: usize) -> u64 {
         debug_assert!(i < self.kind().capacity() - 1);
+        self.shadow(true, i, false);
         // SAFETY: invariants 1 and 2; pivots are at the same offset in every body.
         unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] }
     }
@@ -302,6 +371,7 @@ impl NodePtr {
     #[inline]
     pub(crate) fn set_pivot(self, i: usize, pivot: u64) {
         debug_assert!(i < self.kind().capacity() - 1);
+        self.shadow(true, i, true);
         // SAFETY: invariants 1 and 2.
         unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] = pivot }
     }
@@ -352,15 +422,13 @@ impl NodePtr {
     /// Child pointer `i` of a node of `kind` as an atomic.
     #[inline]
     fn child_slot_of(self, kind: Kind, i: usize) -> &'static AtomicPtr<Node> {
-        // SAFETY: invariants 1 and 2; child pointers are aligned words accessed
-        // atomically wherever a reader may race with the writer. The `'static`
-        // never escapes this module's accessors.
+        // SAFETY: invariants 1 and 2. The `'static` never escapes this
+        // module's accessors.
         unsafe {
-            let slot = match kind {
-                Kind::ARange => ptr::addr_of_mut!((*self.0.as_ptr()).body.arange.children[i]),
-                _ => ptr::addr_of_mut!((*self.0.as_ptr()).body.range.children[i]),
-            };
-            AtomicPtr::from_ptr(slot)
+            match kind {
+                Kind::ARange => &*ptr::addr_of!((*self.arange_body()).children[i]),
+                _ => &*ptr::addr_of!((*self.range_body()).children[i]),
+            }
         }
     }
 
@@ -368,8 +436,8 @@ impl NodePtr {
     #[inline]
     fn gap_slot(self, i: usize) -> &'static AtomicU64 {
         debug_assert!(self.kind() == Kind::ARange && i < ARANGE_SLOTS);
-        // SAFETY: invariants 1 and 2, as for `child_slot`.
-        unsafe { AtomicU64::from_ptr(ptr::addr_of_mut!((*self.0.as_ptr()).body.arange.gaps[i])) }
+        // SAFETY: invariants 1 and 2, as for `child_slot_of`.
+        unsafe { &*ptr::addr_of!((*self.arange_body()).gaps[i]) }
     }
 
     /// Largest gap recorded for child `i` of an allocation-tree internal node.
@@ -387,37 +455,33 @@ impl NodePtr {
     #[inline]
     pub(crate) fn word(self, i: usize) -> Word {
         debug_assert!(i < self.kind().capacity());
-        // SAFETY: invariants 1 and 2; copying a `MaybeUninit` never reads it.
-        unsafe {
-            match self.kind() {
-                Kind::Leaf => (*self.0.as_ptr()).body.leaf.slots[i],
-                Kind::Range => {
-                    MaybeUninit::new((*self.0.as_ptr()).body.range.children[i] as usize as u64)
-                }
-                Kind::ARange => {
-                    MaybeUninit::new((*self.0.as_ptr()).body.arange.children[i] as usize as u64)
-                }
+        match self.kind() {
+            Kind::Leaf => {
+                self.shadow(false, i, false);
+                // SAFETY: invariants 1 and 2; copying a `MaybeUninit` never reads it.
+                unsafe { (*self.0.as_ptr()).body.leaf.slots[i] }
             }
+            kind => pointer_word(self.child_slot_of(kind, i).load(Ordering::Relaxed)),
         }
     }
 
     #[inline]
     pub(crate) fn set_word(self, i: usize, word: Word) {
         debug_assert!(i < self.kind().capacity());
-        // SAFETY: invariants 1 and 2. An internal node's words are always
-        // initialised child pointers (callers pass words read from `word` or
-        // made by `child_word`).
-        unsafe {
-            match self.kind() {
-                Kind::Leaf => (*self.0.as_ptr()).body.leaf.slots[i] = word,
-                Kind::Range => {
-                    (*self.0.as_ptr()).body.range.children[i] =
-                        word.assume_init() as usize as *mut Node
-                }
-                Kind::ARange => {
-                    (*self.0.as_ptr()).body.arange.children[i] =
-                        word.assume_init() as usize as *mut Node
-                }
+        match self.kind() {
+            Kind::Leaf => {
+                self.shadow(false, i, true);
+                // SAFETY: invariants 1 and 2.
+                unsafe { (*self.0.as_ptr()).body.leaf.slots[i] = word }
+            }
+            kind => {
+                // SAFETY: an internal node's words are always initialised
+                // child pointers (callers pass words read from `word` or made
+                // by `child_word`).
+                let child = unsafe { word_pointer(word) };
+                // Relaxed: a node a reader can reach is changed only through
+                // `set_child` (Release); this fills nodes being built.
+                self.child_slot_of(kind, i).store(child, Ordering::Relaxed)
             }
         }
     }
@@ -425,6 +489,7 @@ impl NodePtr {
     /// Makes `self` a byte-for-byte copy of `src` (header, pivots, slots, gaps).
     /// Slot words are copied as raw bytes: the caller decides who owns values.
     #[inline]
+    #[cfg(not(loom))]
     pub(crate) fn copy_from(self, src: NodePtr) {
         // Two halves: the compiler expands a copy of 128 bytes into vector
         // moves in place, but calls `memcpy` for the whole 256, and that call
@@ -439,9 +504,39 @@ impl NodePtr {
         }
     }
 
+    /// Under loom, a copy needs its own loom objects, so the node is copied
+    /// field by field.
+    #[cfg(loom)]
+    pub(crate) fn copy_from(self, src: NodePtr) {
+        let h = src.header();
+        // SAFETY: invariant 1; the copy is a node being built (its memory may
+        // hold no header yet), so its loom objects are made anew.
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).header).write(AtomicU64::new(h.0)) };
+        self.fresh_loom_objects();
+        for i in 0..h.kind().capacity() - 1 {
+            self.set_pivot(i, src.pivot(i));
+        }
+        for i in 0..h.kind().capacity() {
+            if h.kind() == Kind::Leaf {
+                self.set_value_word(i, src.word(i));
+            } else {
+                self.child_slot_of(h.kind(), i).store(
+                    src.child_slot_of(h.kind(), i).load(Ordering::Relaxed),
+                    Ordering::Relaxed,
+                );
+            }
+        }
+        if h.kind() == Kind::ARange {
+            for i in 0..ARANGE_SLOTS {
+                self.set_gap(i, src.gap(i));
+            }
+        }
+    }
+
     /// Writes a value word into leaf slot `i` (without touching its bit).
     #[inline]
     pub(crate) fn set_value_word(self, i: usize, word: Word) {
+        self.shadow(false, i, true);
         // SAFETY: invariants 1 and 2.
         unsafe { self.slot_ptr(i).write(word) }
     }
@@ -461,6 +556,7 @@ impl NodePtr {
     #[inline]
     pub(crate) fn value<'a, V>(self, i: usize) -> &'a V {
         debug_assert!(self.is_present(i));
+        self.shadow(false, i, false);
         // SAFETY: invariant 3: the slot holds a `V` in this encoding.
         unsafe { value_ref(self.slot_ptr(i)) }
     }
@@ -480,6 +576,7 @@ impl NodePtr {
     #[inline]
     pub(crate) fn value_mut<'a, V>(self, i: usize) -> &'a mut V {
         debug_assert!(self.is_present(i));
+        self.shadow(false, i, true);
         // SAFETY: invariant 3, and the caller holds the tree exclusively.
         unsafe { value_mut(self.slot_ptr(i)) }
     }
@@ -623,6 +720,7 @@ impl Snap {
     #[inline]
     pub(crate) fn value<'a, V>(&self, i: usize) -> &'a V {
         debug_assert!(self.is_present(i));
+        self.node.shadow(false, i, false);
         // SAFETY: invariant 3: the slot is present in the snapshot, and a
         // slot's value is written before the header that shows it.
         unsafe { value_ref(self.node.slot_ptr(i)) }
@@ -643,7 +741,7 @@ impl Snap {
 /// A child pointer as a slot word.
 #[inline]
 pub(crate) fn child_word(child: NodePtr) -> Word {
-    MaybeUninit::new(child.0.as_ptr() as usize as u64)
+    pointer_word(child.0.as_ptr())
 }
 
 /// A slot word holding a child pointer, back as a pointer.
@@ -651,11 +749,30 @@ pub(crate) fn child_word(child: NodePtr) -> Word {
 pub(crate) fn word_child(word: Word) -> NodePtr {
     // SAFETY: callers only pass words made by `child_word` or read from an
     // internal node, which are initialised non-null pointers.
-    unsafe {
-        NodePtr(NonNull::new_unchecked(
-            word.assume_init() as usize as *mut Node
-        ))
-    }
+    unsafe { NodePtr(NonNull::new_unchecked(word_pointer(word))) }
+}
+
+/// A pointer as a slot word. The pointer is written into the word's memory,
+/// not cast to an integer, so the word keeps its provenance (strict
+/// provenance: no integer-to-pointer casts anywhere in the crate).
+#[inline]
+fn pointer_word(p: *mut Node) -> Word {
+    const _: () = assert!(size_of::<*mut Node>() == size_of::<Word>());
+    let mut word = Word::uninit();
+    // SAFETY: a pointer has the size of the word, whose alignment suffices.
+    unsafe { word.as_mut_ptr().cast::<*mut Node>().write(p) };
+    word
+}
+
+/// The pointer a word made by [`pointer_word`] holds.
+///
+/// # Safety
+/// `word` must be initialised (made by [`pointer_word`], or holding a
+/// pointer written into it).
+#[inline]
+unsafe fn word_pointer(word: Word) -> *mut Node {
+    // SAFETY: the caller's promise; the word is aligned for a pointer.
+    unsafe { word.as_ptr().cast::<*mut Node>().read() }
 }
 
 /// Whether values of `V` live in the slot word itself.
@@ -720,5 +837,233 @@ unsafe fn value_mut<'a, V>(slot: *mut Word) -> &'a mut V {
     } else {
         // SAFETY: the caller's promise; the word holds a live box pointer.
         unsafe { &mut **slot.cast::<*mut V>() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::NodePool;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn the_header_keeps_kind_count_and_value_bits_apart() {
+        for kind in [Kind::Leaf, Kind::Range, Kind::ARange] {
+            for count in 0..=kind.capacity() {
+                for present in [0, 1, 0x8000, 0xffff, 0x5a5a] {
+                    let h = Header::new(kind, count, present);
+                    assert_eq!((h.kind(), h.count(), h.present()), (kind, count, present));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn header_setters_change_only_their_field() {
+        let mut pool = NodePool::new();
+        let n = pool.alloc(Kind::Leaf).unwrap();
+        assert_eq!((n.kind(), n.count(), n.present_bits()), (Kind::Leaf, 0, 0));
+        n.set_count(16);
+        n.set_present_bits(0xa001);
+        assert_eq!(
+            (n.kind(), n.count(), n.present_bits()),
+            (Kind::Leaf, 16, 0xa001)
+        );
+        assert!(n.is_present(0) && n.is_present(15) && !n.is_present(1));
+        n.set_count(3);
+        assert_eq!(n.present_bits(), 0xa001);
+        n.publish_leaf(5, 0b10101);
+        let snap = n.snap();
+        assert_eq!((snap.count(), snap.present_bits()), (5, 0b10101));
+        assert!(snap.is_leaf() && snap.is_present(2) && !snap.is_present(1));
+        n.set_count(0);
+        n.set_present_bits(0);
+        pool.free(n);
+    }
+
+    /// Stores `values` in a leaf, reads them back by reference, changes them
+    /// through `value_mut`, and takes them out again.
+    fn round_trip<V: Clone + PartialEq + core::fmt::Debug>(values: &[V], change: impl Fn(&mut V)) {
+        assert!(values.len() <= LEAF_SLOTS);
+        let mut pool = NodePool::new();
+        let n = pool.alloc(Kind::Leaf).unwrap();
+        let mut bits = 0u16;
+        for (i, v) in values.iter().enumerate() {
+            n.set_value_word(i, value_word(v.clone()));
+            bits |= 1 << i;
+        }
+        n.publish_leaf(values.len(), bits);
+        let snap = n.snap();
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(n.value::<V>(i), v);
+            assert_eq!(snap.value::<V>(i), v);
+        }
+        let mut want: Vec<V> = values.to_vec();
+        for (i, w) in want.iter_mut().enumerate() {
+            change(n.value_mut::<V>(i));
+            change(w);
+            assert_eq!(snap.value::<V>(i), w);
+        }
+        for (i, w) in want.iter().enumerate() {
+            assert_eq!(&n.take_value::<V>(i), w);
+            assert!(!n.is_present(i));
+        }
+        assert_eq!(n.present_bits(), 0);
+        pool.free(n);
+    }
+
+    #[test]
+    fn inline_values_round_trip() {
+        assert!(is_inline::<u8>() && is_inline::<u64>() && !is_inline::<&str>());
+        round_trip(&[0u8, 1, 255], |v| *v = v.wrapping_add(1));
+        round_trip(&[0u64, u64::MAX, 0x1234_5678_9abc_def0], |v| *v ^= 0xff);
+        round_trip(&[Some(3u32), None, Some(u32::MAX)], |v| {
+            *v = v.map(|x| x / 2)
+        });
+        // A box is a pointer-sized value: stored inline, still owning heap memory.
+        round_trip(&[alloc::boxed::Box::new(5u64)], |v| **v += 1);
+    }
+
+    #[test]
+    fn zero_sized_values_round_trip() {
+        assert!(is_inline::<()>());
+        round_trip(&[(); LEAF_SLOTS], |_| {});
+    }
+
+    #[test]
+    fn boxed_values_round_trip() {
+        assert!(!is_inline::<[u64; 3]>() && !is_inline::<String>() && !is_inline::<u128>());
+        round_trip(&[[1u64, 2, 3], [u64::MAX - 1; 3]], |v| v[1] += 1);
+        round_trip(&[String::from("a"), String::new(), "x".repeat(100)], |v| {
+            v.push('!')
+        });
+        round_trip(&[u128::MAX, 0], |v| *v = v.wrapping_add(7));
+    }
+
+    #[test]
+    fn a_value_word_moves_between_slots_as_raw_bytes() {
+        let mut pool = NodePool::new();
+        let (a, b) = (
+            pool.alloc(Kind::Leaf).unwrap(),
+            pool.alloc(Kind::Leaf).unwrap(),
+        );
+        a.set_value_word(0, value_word(String::from("moved")));
+        a.publish_leaf(1, 1);
+        b.set_value_word(3, a.word(0));
+        b.publish_leaf(4, 1 << 3);
+        a.publish_leaf(1, 0); // `a` gave its value away
+        assert_eq!(b.value::<String>(3), "moved");
+        assert_eq!(b.take_value::<String>(3), "moved");
+        pool.free(a);
+        pool.free(b);
+    }
+
+    #[test]
+    fn child_pointers_and_gaps_round_trip() {
+        let mut pool = NodePool::new();
+        for kind in [Kind::Range, Kind::ARange] {
+            let parent = pool.alloc(kind).unwrap();
+            let leaves: Vec<NodePtr> = (0..kind.capacity())
+                .map(|_| pool.alloc(Kind::Leaf).unwrap())
+                .collect();
+            for (i, &leaf) in leaves.iter().enumerate() {
+                if i % 2 == 0 {
+                    parent.set_child(i, leaf);
+                } else {
+                    parent.set_word(i, child_word(leaf));
+                }
+            }
+            parent.publish_count(kind, kind.capacity());
+            for (i, &leaf) in leaves.iter().enumerate() {
+                assert_eq!(parent.child(i), leaf);
+                assert_eq!(parent.snap().child(i), leaf);
+                assert_eq!(word_child(parent.word(i)), leaf);
+                // The pointer read back is usable: it kept its provenance.
+                assert!(parent.child(i).is_leaf());
+            }
+            if kind == Kind::ARange {
+                for i in 0..ARANGE_SLOTS {
+                    parent.set_gap(i, u64::MAX - i as u64);
+                }
+                for i in 0..ARANGE_SLOTS {
+                    assert_eq!(parent.gap(i), u64::MAX - i as u64);
+                }
+            }
+            for leaf in leaves {
+                pool.free(leaf);
+            }
+            pool.free(parent);
+        }
+    }
+
+    #[test]
+    fn copy_from_copies_header_pivots_slots_and_gaps() {
+        let mut pool = NodePool::new();
+        let src = pool.alloc(Kind::Leaf).unwrap();
+        for i in 0..LEAF_SLOTS - 1 {
+            src.set_pivot(i, 10 * i as u64 + 9);
+        }
+        for i in 0..LEAF_SLOTS {
+            src.set_value_word(i, value_word(i as u64 * 3));
+        }
+        src.publish_leaf(LEAF_SLOTS, 0xffff);
+        let dst = pool.alloc(Kind::Range).unwrap();
+        dst.copy_from(src);
+        assert_eq!(
+            (dst.kind(), dst.count(), dst.present_bits()),
+            (Kind::Leaf, 16, 0xffff)
+        );
+        for i in 0..LEAF_SLOTS - 1 {
+            assert_eq!(dst.pivot(i), 10 * i as u64 + 9);
+        }
+        for i in 0..LEAF_SLOTS {
+            assert_eq!(*dst.value::<u64>(i), i as u64 * 3);
+        }
+
+        let parent = pool.alloc(Kind::ARange).unwrap();
+        for i in 0..ARANGE_SLOTS {
+            parent.set_child(i, src);
+            parent.set_gap(i, i as u64);
+            if i < ARANGE_SLOTS - 1 {
+                parent.set_pivot(i, i as u64);
+            }
+        }
+        parent.publish_count(Kind::ARange, ARANGE_SLOTS);
+        let copy = pool.alloc(Kind::Leaf).unwrap();
+        copy.copy_from(parent);
+        assert_eq!((copy.kind(), copy.count()), (Kind::ARange, ARANGE_SLOTS));
+        for i in 0..ARANGE_SLOTS {
+            assert_eq!((copy.child(i), copy.gap(i)), (src, i as u64));
+            if i < ARANGE_SLOTS - 1 {
+                assert_eq!(copy.pivot(i), i as u64);
+            }
+        }
+        for n in [src, dst, parent, copy] {
+            pool.free(n);
+        }
+    }
+
+    #[test]
+    fn slot_ranges_follow_pivots() {
+        let mut pool = NodePool::new();
+        let n = pool.alloc(Kind::Leaf).unwrap();
+        for (i, p) in [9u64, 19, 29].into_iter().enumerate() {
+            n.set_pivot(i, p);
+        }
+        n.publish_leaf(4, 0);
+        let s = n.snap();
+        assert_eq!((s.slot_start(0, 0), s.slot_end(0, 99)), (0, 9));
+        assert_eq!((s.slot_start(3, 0), s.slot_end(3, 99)), (30, 99));
+        for (index, slot) in [(0, 0), (9, 0), (10, 1), (29, 2), (30, 3), (99, 3)] {
+            assert_eq!(
+                (s.slot_of(index), s.slot_of_rev(index)),
+                (slot, slot),
+                "{index}"
+            );
+        }
+        assert_eq!(span(0, u64::MAX), u64::MAX);
+        assert_eq!(span(5, 5), 1);
+        pool.free(n);
     }
 }

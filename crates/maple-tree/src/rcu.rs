@@ -38,14 +38,14 @@
 use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::Limbo;
-use crate::node::NodePtr;
+use crate::node::{Node, NodePtr};
 use crate::read::ReadCore;
+use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 use crate::tree::{bounds, MapleTree};
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
-use core::ptr::NonNull;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::ptr::{self, NonNull};
 use crossbeam_epoch as epoch;
 use std::sync::{Mutex, MutexGuard};
 
@@ -70,22 +70,26 @@ use std::sync::{Mutex, MutexGuard};
 /// assert_eq!(plain.len(), 3);
 /// ```
 pub struct RcuMapleTree<V> {
-    /// Root pointer | height (0 when empty).
-    top: AtomicUsize,
+    /// Root pointer | height (null when empty).
+    top: AtomicPtr<Node>,
     len: AtomicUsize,
     writer: Mutex<MapleTree<V>>,
     /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
     _values: PhantomData<V>,
 }
 
-fn encode(root: Option<NodePtr>, height: usize) -> usize {
+/// The root pointer with the height in its low bits (nodes are 256-aligned),
+/// a pointer throughout so that it keeps the root's provenance.
+fn encode(root: Option<NodePtr>, height: usize) -> *mut Node {
     debug_assert!(height < 256);
-    root.map_or(0, |r| r.as_raw().as_ptr() as usize | height)
+    root.map_or(ptr::null_mut(), |r| {
+        r.as_raw().as_ptr().map_addr(|a| a | height)
+    })
 }
 
-fn decode(word: usize) -> (Option<NodePtr>, usize) {
-    let height = word & 0xff;
-    let root = NonNull::new((word & !0xff) as *mut crate::node::Node).map(NodePtr::from_raw);
+fn decode(word: *mut Node) -> (Option<NodePtr>, usize) {
+    let height = word.addr() & 0xff;
+    let root = NonNull::new(word.map_addr(|a| a & !0xff)).map(NodePtr::from_raw);
     (root, height)
 }
 
@@ -173,7 +177,7 @@ impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
     fn from(mut tree: MapleTree<V>) -> Self {
         tree.limbo = Some(Box::new(Limbo::new()));
         RcuMapleTree {
-            top: AtomicUsize::new(encode(tree.root, tree.height())),
+            top: AtomicPtr::new(encode(tree.root, tree.height())),
             len: AtomicUsize::new(tree.len),
             writer: Mutex::new(tree),
             _values: PhantomData,

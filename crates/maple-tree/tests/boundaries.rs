@@ -205,7 +205,7 @@ fn whole_space_entry() {
         valid(&t);
         assert!(t.is_empty());
         // The whole space over a multi-level tree collapses it.
-        for i in 0..5_000u64 {
+        for i in 0..sized(5_000, 300) {
             t.insert(i * 3..=i * 3 + 1, i);
         }
         valid(&t);
@@ -218,7 +218,7 @@ fn whole_space_entry() {
             s.leaves + s.internal + s.alloc_internal <= 1 && s.height <= 1,
             "{kind}: one entry left in {s:?}"
         );
-        for i in 0..5_000u64 {
+        for i in 0..sized(5_000, 300) {
             t.insert(i * 3..=i * 3 + 1, i);
         }
         t.remove_range(..);
@@ -762,12 +762,12 @@ fn all_forms_against_the_model() {
     for (kind, mk) in kinds::<u64>() {
         let mut t = mk();
         let mut m = Model::<u64>::new();
-        for i in 0..600u64 {
+        for i in 0..sized(600, 60) {
             t.insert(i * 7..=i * 7 + 3, i);
             m.insert(i * 7, i * 7 + 3, i);
         }
         let mut rng = Rng(5);
-        for n in 0..400u64 {
+        for n in 0..sized(400, 60) {
             let a = match rng.below(4) {
                 0 => 0,
                 1 => MAX - rng.below(5),

@@ -1,44 +1,9 @@
+//! Seeded random stores, removes and reads against the reference model,
+//! with gap search checked by brute force over the model.
+
+mod common;
+use common::{Model, Rng};
 use maple_tree::MapleTree;
-use std::collections::BTreeMap;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    }
-}
-
-#[derive(Default)]
-struct Model(BTreeMap<u64, (u64, u64)>);
-impl Model {
-    fn store(&mut self, f: u64, l: u64, v: Option<u64>) {
-        let over: Vec<_> = self
-            .0
-            .range(..=l)
-            .filter(|(_, (e, _))| *e >= f)
-            .map(|(s, x)| (*s, *x))
-            .collect();
-        for (s, (e, val)) in over {
-            self.0.remove(&s);
-            if s < f {
-                self.0.insert(s, (f - 1, val));
-            }
-            if e > l {
-                self.0.insert(l + 1, (e, val));
-            }
-        }
-        if let Some(v) = v {
-            self.0.insert(f, (l, v));
-        }
-    }
-    fn entries(&self) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
-        self.0.iter().map(|(s, (e, v))| (*s..=*e, *v)).collect()
-    }
-}
 
 fn run(seed: u64, alloc: bool, space: u64, maxlen: u64, ops: usize) {
     run_at(seed, alloc, space, maxlen, ops, 0)
@@ -51,7 +16,7 @@ fn run_at(seed: u64, alloc: bool, space: u64, maxlen: u64, ops: usize, base: u64
     } else {
         MapleTree::new()
     };
-    let mut m = Model::default();
+    let mut m = Model::<u64>::new();
     for step in 0..ops {
         let f = base + r.next() % space;
         let len = 1 + r.next() % maxlen;
@@ -66,20 +31,13 @@ fn run_at(seed: u64, alloc: bool, space: u64, maxlen: u64, ops: usize, base: u64
         };
         if op < 6 {
             t.insert(f..=l, step as u64);
-            m.store(f, l, Some(step as u64));
+            m.insert(f, l, step as u64);
         } else if op < 8 {
             t.remove_range(f..=l);
-            m.store(f, l, None);
+            m.remove_range(f, l);
         } else {
             let got = t.remove(f);
-            let want =
-                m.0.range(..=f)
-                    .next_back()
-                    .filter(|(_, (e, _))| *e >= f)
-                    .map(|(s, (e, v))| (*s..=*e, *v));
-            if let Some((ref rg, _)) = want {
-                m.store(*rg.start(), *rg.end(), None);
-            }
+            let want = m.remove(f);
             assert_eq!(got, want, "seed {seed} step {step} remove({f})");
         }
         if let Err(e) = t.validate() {
@@ -99,7 +57,12 @@ fn run_at(seed: u64, alloc: bool, space: u64, maxlen: u64, ops: usize, base: u64
         let size = 1 + r.next() % 12;
         let lo = base + r.next() % space;
         let hi = lo.saturating_add(r.next() % 64);
-        let free = |x: u64| m.0.range(..=x).next_back().is_none_or(|(_, (e, _))| *e < x);
+        let free = |x: u64| {
+            m.map
+                .range(..=x)
+                .next_back()
+                .is_none_or(|(_, (e, _))| *e < x)
+        };
         let fits = |s: u64| (0..size).all(|k| s.checked_add(k).is_some_and(|i| i <= hi && free(i)));
         let want_fwd = (lo..=hi).find(|&s| fits(s));
         let want_rev = (lo..=hi).rev().find(|&s| fits(s));

@@ -247,14 +247,14 @@ fn overwrite_remove_clear<T: Counted>() {
         let live = Live::<T>::start();
         let mut t = mk();
         let mut rng = Rng(7);
-        for i in 0..300u64 {
+        for i in 0..sized(300, 60) {
             t.insert(i * 100..=i * 100 + 49, T::new(i));
             live.expect(t.len(), &format!("{kind}: after insert #{i}"));
         }
         valid(&t, kind);
         // Partial overwrites: inside one entry (one split into three), across
         // two entries, covering several.
-        for n in 0..400u64 {
+        for n in 0..sized(400, 40) {
             let a = rng.below(31_000);
             let len = match n % 3 {
                 0 => 1 + rng.below(10),
@@ -273,7 +273,7 @@ fn overwrite_remove_clear<T: Counted>() {
         t.insert(r.clone(), T::new(5));
         live.expect(t.len(), &format!("{kind}: after exact overwrite of {r:?}"));
         // Removing returns the value, which stays alive until dropped.
-        for n in 0..100u64 {
+        for n in 0..sized(100, 20) {
             let i = rng.below(31_000);
             let len = t.len();
             match t.remove(i) {
@@ -287,7 +287,7 @@ fn overwrite_remove_clear<T: Counted>() {
             }
         }
         // remove_range cutting entries at both edges.
-        for n in 0..100u64 {
+        for n in 0..sized(100, 20) {
             let a = rng.below(31_000);
             t.remove_range(a..=a + rng.below(300));
             live.expect(t.len(), &format!("{kind}: after remove_range #{n}"));
@@ -303,10 +303,11 @@ fn overwrite_remove_clear<T: Counted>() {
         live.expect(0, &format!("{kind}: after clear of {n} entries"));
         assert!(t.is_empty());
         // The tree is reusable after clear, and dropping it drops everything.
-        for i in 0..1000u64 {
+        let refill = sized(1000, 100);
+        for i in 0..refill {
             t.insert(i..=i, T::new(i));
         }
-        live.expect(1000, kind);
+        live.expect(refill as usize, kind);
         drop(t);
         live.expect(0, &format!("{kind}: after dropping the tree"));
     }
@@ -336,7 +337,7 @@ fn random_ops<T: Counted>(seed: u64) {
             1 => rng.next(),
             _ => rng.below(3_000),
         };
-        for n in 0..3_000u64 {
+        for n in 0..sized(3_000, 200) {
             let a = key(&mut rng);
             let b = a.saturating_add(match rng.below(10) {
                 0 => MAX,
@@ -430,7 +431,7 @@ fn random_ops_zst() {
 /// Owning iteration consumed partly from both ends, the rest dropped with the iterator.
 fn into_iter_partial<T: Counted>() {
     for (kind, mk) in kinds::<T>() {
-        for n in [0usize, 1, 2, 17, 300, 5_000] {
+        for n in [0usize, 1, 2, 17, 300, sized(5_000, 300) as usize] {
             for (front, back) in [
                 (0usize, 0usize),
                 (1, 0),
@@ -499,7 +500,7 @@ fn build<T: Counted>(mk: Maker<T>, n: u64) -> MapleTree<T> {
 /// Clone and dup_with of a 12,000-entry tree, then dropping both in either order.
 fn clone_big_tree<T: Counted>() {
     for (kind, mk) in kinds::<T>() {
-        let n = 12_000usize;
+        let n = sized(12_000, 400) as usize;
         let live = Live::<T>::start();
         let t = build(mk, n as u64);
         live.expect(n, kind);
@@ -541,11 +542,14 @@ fn clone_big_tree_zst() {
 /// exactly once, the source is untouched.
 fn try_dup_fails<T: Counted>() {
     for (kind, mk) in kinds::<T>() {
-        let n = 10_500u64;
+        let n = sized(10_500, 400);
         let src = build::<T>(mk, n);
         let before: Vec<(RangeInclusive<u64>, u64)> =
             src.iter().map(|(r, v)| (r, v.tag())).collect();
-        for fail_at in [0u64, 1, 15, 16, 17, 500, 5_000, n - 1] {
+        for fail_at in [0u64, 1, 15, 16, 17, 500, 5_000, n - 1]
+            .into_iter()
+            .filter(|&f| f < n)
+        {
             let live = Live::<T>::start();
             let mut calls = 0u64;
             let res: Result<MapleTree<T>, DupError<String>> = src.try_dup_with(|v| {
@@ -606,12 +610,13 @@ fn try_dup_fails_zst() {
 fn iter_mut_replace<T: Counted>() {
     for (kind, mk) in kinds::<T>() {
         let live = Live::<T>::start();
-        let mut t = build::<T>(mk, 2_000);
+        let n = sized(2_000, 200);
+        let mut t = build::<T>(mk, n);
         for (r, v) in t.iter_mut() {
             *v = T::new(*r.start() + 1);
         }
         live.expect(
-            2_000,
+            n as usize,
             &format!("{kind}: after iter_mut replacing every value"),
         );
         for (r, v) in t.iter().take(50) {
@@ -627,14 +632,14 @@ fn iter_mut_replace<T: Counted>() {
             }
         }
         live.expect(
-            2_000,
+            n as usize,
             &format!("{kind}: after a partial two-ended iter_mut"),
         );
         for (_, v) in &mut t {
             let old = std::mem::replace(v, T::new(9));
             drop(old);
         }
-        live.expect(2_000, kind);
+        live.expect(n as usize, kind);
         valid(&t, kind);
         drop(t);
         live.expect(0, kind);
@@ -747,7 +752,7 @@ fn insert_with_not_clone() {
             panic!("covering everything splits nothing")
         });
         assert_eq!(live(), 1);
-        for i in 0..2_000u64 {
+        for i in 0..sized(2_000, 200) {
             t.insert_with(i * 8 + 1..=i * 8 + 3, NoClone::new(i), |o, p| {
                 NoClone::new(o.tag ^ *p.start())
             });
@@ -768,20 +773,21 @@ fn big_random_tree<T: Counted>() {
     for (kind, mk) in kinds::<T>() {
         let live = Live::<T>::start();
         let mut t = mk();
-        let mut keys: Vec<u64> = (0..20_000).collect();
+        let n = sized(20_000, 600);
+        let mut keys: Vec<u64> = (0..n).collect();
         Rng(11).shuffle(&mut keys);
         for &k in &keys {
             t.insert(k * 4..=k * 4 + 2, T::new(k));
         }
-        live.expect(20_000, kind);
+        live.expect(n as usize, kind);
         valid(&t, kind);
-        for &k in keys.iter().take(10_000) {
+        for &k in keys.iter().take(n as usize / 2) {
             drop(t.remove(k * 4 + 1));
         }
-        live.expect(10_000, kind);
+        live.expect(n as usize / 2, kind);
         valid(&t, kind);
-        let n = t.into_iter().count();
-        assert_eq!(n, 10_000);
+        let left = t.into_iter().count();
+        assert_eq!(left, n as usize / 2);
         live.expect(0, kind);
     }
 }
@@ -805,7 +811,7 @@ fn big_random_tree_zst() {
 fn split_panics<T: Counted>() {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     for (kind, mk) in kinds::<T>() {
-        for n in [3u64, 40, 2_000] {
+        for n in [3u64, 40, sized(2_000, 200)] {
             for (a, b) in [
                 (5u64, 5u64),
                 (5, 25),
@@ -873,11 +879,11 @@ fn split_panics_zst() {
 fn dup_map_panics<T: Counted>() {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     for (kind, mk) in kinds::<T>() {
-        let n = 3_000u64;
+        let n = sized(3_000, 300);
         let src = build::<T>(mk, n);
         let before: Vec<(RangeInclusive<u64>, u64)> =
             src.iter().map(|(r, v)| (r, v.tag())).collect();
-        for panic_at in [0u64, 1, 700, n - 1] {
+        for panic_at in [0u64, 1, 700, n - 1].into_iter().filter(|&p| p < n) {
             let live = Live::<T>::start();
             let mut calls = 0u64;
             let res = catch_unwind(AssertUnwindSafe(|| {

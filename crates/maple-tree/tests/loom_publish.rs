@@ -1,100 +1,173 @@
-//! Model check (loom) of the two ways a writer in RCU mode changes a node a
-//! reader may be looking at, with the orderings `node.rs` uses:
+//! Model check (loom) of the real publish and read paths of the concurrent
+//! tree: under `--cfg loom` the crate's node and root atomics are loom's
+//! (`src/sync.rs`), and every pivot and slot word access is announced to
+//! loom, so loom explores every interleaving of one writer and one reader
+//! and fails if the reader sees a node, slot or pivot whose write is not
+//! ordered before its read.
 //!
-//! 1. *append* (seed 002): the writer fills slots past the leaf's count, then
-//!    stores the header (count and value bits) with `Release`; a reader loads
-//!    the header with `Acquire` and reads only slots below the count it saw;
-//! 2. *child publish*: the writer builds a node aside, then stores the child
-//!    pointer with `Release`; a reader loads it with `Acquire` and reads the
-//!    node.
+//! Three publishes, each driven through the public API and checked to take
+//! the path it is meant to (`Stats::write_paths`):
 //!
-//! Loom explores every interleaving and flags a read of slot memory that is
-//! not ordered after its write. (Reclamation is crossbeam-epoch's, which is
-//! model-checked upstream; here the old node is kept until both threads end.)
+//! 1. *leaf append* (seed 002): slots written past the leaf's count, then
+//!    the header (count and value bits) stored with `Release`;
+//! 2. *child publish*: a leaf rebuilt aside, then linked by one `Release`
+//!    store of its parent's child pointer;
+//! 3. *root publish*: a new root (first store, or growth by a split)
+//!    published by the tree's root word.
+//!
+//! The reader must see, at each index, the value before or after the write,
+//! and nothing else; indexes the write does not touch never change.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" cargo test -p maple-tree --test loom_publish --release`
 #![cfg(loom)]
 
-use loom::cell::UnsafeCell;
-use loom::sync::atomic::{AtomicPtr, AtomicU64, Ordering::*};
 use loom::sync::Arc;
 use loom::thread;
+use maple_tree::{RcuMapleTree, WritePaths};
 
-/// A leaf reduced to what the protocol touches: header, pivots, slots.
-struct Leaf {
-    header: AtomicU64, // count | bits << 8
-    pivots: [UnsafeCell<u64>; 3],
-    slots: [UnsafeCell<u64>; 4],
+/// Explores every interleaving, up to two preemptions of a thread (loom's
+/// recommended bound: bugs of this kind show within it), and allows the long
+/// straight-line runs a tree write makes.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 1_000_000;
+    b.check(f);
 }
 
-impl Leaf {
-    fn with(count: u64, bits: u64, pivots: [u64; 3], slots: [u64; 4]) -> Leaf {
-        Leaf {
-            header: AtomicU64::new(count | bits << 8),
-            pivots: pivots.map(UnsafeCell::new),
-            slots: slots.map(UnsafeCell::new),
+/// Builds a tree of `entries` ranges `10 * k ..= 10 * k + 4` with value `k`.
+fn tree_of(entries: u64) -> Arc<RcuMapleTree<u64>> {
+    let tree = Arc::new(RcuMapleTree::new());
+    {
+        let mut w = tree.write();
+        for k in 0..entries {
+            w.insert(10 * k..=10 * k + 4, k);
         }
     }
+    tree
+}
 
-    /// What a reader does: the value at `index` (the leaf covers 0..=99).
-    fn lookup(&self, index: u64) -> Option<u64> {
-        let h = self.header.load(Acquire);
-        let (count, bits) = ((h & 0xff) as usize, h >> 8);
-        let mut i = 0;
-        while i + 1 < count && self.pivots[i].with(|p| unsafe { *p }) < index {
-            i += 1;
-        }
-        (bits >> i & 1 == 1).then(|| self.slots[i].with(|s| unsafe { *s }))
+/// Runs `write` in a second thread while this one reads `index`, which
+/// must read `before` or `after`, and `stable`, which must read `kept`.
+/// Returns the write paths the write took.
+fn race(
+    tree: Arc<RcuMapleTree<u64>>,
+    write: fn(&RcuMapleTree<u64>),
+    index: u64,
+    before: Option<u64>,
+    after: Option<u64>,
+    stable: u64,
+    kept: Option<u64>,
+) -> WritePaths {
+    let paths_before = tree.write().stats().write_paths;
+    let writer = {
+        let tree = tree.clone();
+        thread::spawn(move || write(&tree))
+    };
+    {
+        let r = tree.read();
+        let seen = r.get(index).copied();
+        assert!(
+            seen == before || seen == after,
+            "reader saw {seen:?} at {index}, not {before:?} or {after:?}"
+        );
+        assert_eq!(r.get(stable).copied(), kept, "index {stable} changed");
     }
+    writer.join().unwrap();
+    assert_eq!(tree.read().get(index).copied(), after);
+    let paths = tree.write().stats().write_paths;
+    diff(paths, paths_before)
+}
+
+fn diff(a: WritePaths, b: WritePaths) -> WritePaths {
+    let mut d = a;
+    d.exact_fit -= b.exact_fit;
+    d.append -= b.append;
+    d.node_rewrite -= b.node_rewrite;
+    d.split -= b.split;
+    d.spanning -= b.spanning;
+    d.rebalance -= b.rebalance;
+    d
 }
 
 #[test]
-fn append_publishes_slots_with_the_header() {
-    loom::model(|| {
-        // [0..=9: 7, 10..=99: absent]
-        let leaf = Arc::new(Leaf::with(2, 0b01, [9, 0, 0], [7, 0, 0, 0]));
-        let writer = {
-            let leaf = leaf.clone();
-            thread::spawn(move || {
-                // Store 20..=29 = 8 inside the trailing gap: two slots appended.
-                leaf.slots[2].with_mut(|s| unsafe { *s = 8 });
-                leaf.pivots[1].with_mut(|p| unsafe { *p = 19 });
-                leaf.pivots[2].with_mut(|p| unsafe { *p = 29 });
-                leaf.header.store(4 | 0b0101 << 8, Release);
-            })
-        };
-        let seen = leaf.lookup(25);
-        assert!(seen.is_none() || seen == Some(8), "reader saw {seen:?}");
-        assert_eq!(leaf.lookup(5), Some(7));
-        writer.join().unwrap();
-        assert_eq!(leaf.lookup(25), Some(8));
+fn leaf_append_publishes_slots_with_the_header() {
+    model(|| {
+        // One leaf: [0..=4: 0, 5..=MAX: absent].
+        let tree = tree_of(1);
+        let paths = race(
+            tree,
+            |t| t.write().insert(20..=29, 8),
+            25,
+            None,
+            Some(8),
+            2,
+            Some(0),
+        );
+        assert_eq!(
+            paths.append, 1,
+            "the write must take the append path: {paths:?}"
+        );
     });
 }
 
 #[test]
-fn child_publish_shows_a_whole_node() {
-    loom::model(|| {
-        let old = Box::into_raw(Box::new(Leaf::with(1, 0b1, [0; 3], [1, 0, 0, 0])));
-        let child = Arc::new(AtomicPtr::new(old));
-        let writer = {
-            let child = child.clone();
-            thread::spawn(move || {
-                let new = Box::new(Leaf::with(2, 0b11, [49, 0, 0], [2, 3, 0, 0]));
-                child.store(Box::into_raw(new), Release)
-            })
-        };
-        let node = child.load(Acquire);
-        // SAFETY: nodes are freed only after both threads finish (below).
-        let v = unsafe { &*node }.lookup(60);
-        assert!(v == Some(1) || v == Some(3), "reader saw {v:?}");
-        writer.join().unwrap();
-        let last = child.load(Acquire);
-        // SAFETY: both threads are done; each node is freed once.
-        unsafe {
-            drop(Box::from_raw(old));
-            if last != old {
-                drop(Box::from_raw(last));
-            }
-        }
+fn child_publish_shows_a_whole_leaf() {
+    model(|| {
+        // 40 entries and their gaps: a root over five leaves. The store
+        // covers a gap, an entry and a gap, so the leaf shrinks by two slots
+        // and is rebuilt aside; 140..=144 shares that leaf.
+        let tree = tree_of(40);
+        assert_eq!(tree.write().stats().height, 2);
+        let paths = race(
+            tree,
+            |t| t.write().insert(145..=159, 99),
+            152,
+            Some(15),
+            Some(99),
+            144,
+            Some(14),
+        );
+        assert_eq!(
+            (paths.node_rewrite, paths.split),
+            (1, 0),
+            "the write must rebuild one leaf and publish it: {paths:?}"
+        );
+    });
+}
+
+#[test]
+fn root_publish_of_a_first_store() {
+    model(|| {
+        let tree = Arc::new(RcuMapleTree::new());
+        race(
+            tree,
+            |t| t.write().insert(100..=199, 1),
+            150,
+            None,
+            Some(1),
+            50,
+            None,
+        );
+    });
+}
+
+#[test]
+fn root_publish_of_a_split_root() {
+    model(|| {
+        // A full root leaf (8 entries and their gaps: 16 slots), then a
+        // store in the middle that splits it and grows the tree.
+        let tree = tree_of(8);
+        assert_eq!(tree.write().stats().height, 1);
+        let paths = race(
+            tree,
+            |t| t.write().insert(31..=32, 77),
+            32,
+            Some(3),
+            Some(77),
+            60,
+            Some(6),
+        );
+        assert!(paths.split >= 1, "the write must split the root: {paths:?}");
     });
 }

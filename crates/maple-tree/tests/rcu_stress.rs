@@ -1,22 +1,13 @@
 //! Readers running against a writer in RCU mode see only consistent data,
 //! and every value is dropped exactly once.
 
+mod common;
+use common::Rng;
 use maple_tree::{MapleTree, RcuMapleTree};
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::thread;
 use std::time::{Duration, Instant};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// A value that records the range it was stored for (so a reader can check
 /// what it sees), counts live instances and catches double drops.

@@ -26,7 +26,7 @@ impl Chunk {
     pub(super) fn new(start: NonNull<Node>, class: usize) -> Self {
         debug_assert!(class < CLASSES);
         debug_assert_eq!(
-            start.as_ptr() as usize & CLASS_BITS,
+            start.as_ptr().addr() & CLASS_BITS,
             0,
             "chunk not node-aligned"
         );
@@ -42,7 +42,7 @@ impl Chunk {
     }
 
     pub(super) fn class(self) -> usize {
-        self.0.as_ptr() as usize & CLASS_BITS
+        self.0.as_ptr().addr() & CLASS_BITS
     }
 }
 
@@ -92,7 +92,7 @@ mod tests {
 
     /// A fake node-aligned address: chunks in these tests are never dereferenced.
     fn at(i: usize) -> NonNull<Node> {
-        NonNull::new(((i + 1) * 4 * NODE_SIZE) as *mut Node).unwrap()
+        NonNull::new(core::ptr::without_provenance_mut((i + 1) * 4 * NODE_SIZE)).unwrap()
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::error::AllocError;
 use crate::node::{Kind, Node, NodePtr, NODE_SIZE};
 use alloc::alloc::{alloc, Layout};
 use chunks::{Chunk, ChunkList};
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 
 /// Chunk size classes: class `c` holds `4 << c` nodes.
 pub(crate) const CLASSES: usize = 12;
@@ -57,9 +57,11 @@ const MAX_NODES: usize = u32::MAX as usize;
 ///
 /// 48 bytes: it lives in every tree struct (see `chunks` for why that matters).
 pub(crate) struct NodePool {
-    /// The untouched tail of the newest chunk: `bump..bump_end` (addresses).
-    bump: usize,
-    bump_end: usize,
+    /// The untouched tail of the newest chunk: `bump..bump_end` (null when
+    /// there is no chunk). Pointers, not addresses, so that nodes carved
+    /// from the chunk keep its provenance.
+    bump: *mut Node,
+    bump_end: *mut Node,
     /// Freed nodes, linked through their first word.
     free: Option<NonNull<Node>>,
     /// How many nodes are on the free list.
@@ -79,8 +81,8 @@ unsafe impl Sync for NodePool {}
 impl NodePool {
     pub(crate) const fn new() -> Self {
         NodePool {
-            bump: 0,
-            bump_end: 0,
+            bump: ptr::null_mut(),
+            bump_end: ptr::null_mut(),
             free: None,
             free_len: 0,
             live: 0,
@@ -126,9 +128,10 @@ impl NodePool {
                 self.add_chunk(class)?;
             }
             let node = self.bump;
-            self.bump += NODE_SIZE;
+            // Stays inside the chunk or one past its end.
+            self.bump = self.bump.wrapping_add(1);
             // SAFETY: `bump` lies inside a live chunk, so it is non-null.
-            unsafe { NonNull::new_unchecked(node as *mut Node) }
+            unsafe { NonNull::new_unchecked(node) }
         };
         self.live += 1;
         Ok(raw)
@@ -138,12 +141,12 @@ impl NodePool {
     /// next one from the current chunk (nothing if the chunk ends before).
     #[inline(always)]
     pub(crate) fn prefetch_ahead(&self, ahead: usize) {
-        let at = self.bump + ahead * NODE_SIZE;
+        let at = self.bump.wrapping_add(ahead);
         if at < self.bump_end {
             #[cfg(target_arch = "x86_64")]
             {
                 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                let p = at as *const i8;
+                let p = at.cast::<i8>().cast_const();
                 // SAFETY: prefetching never faults.
                 unsafe {
                     _mm_prefetch::<_MM_HINT_T0>(p);
@@ -185,8 +188,7 @@ impl NodePool {
     /// contiguous memory: one chunk, or for more than 8192 nodes a 2 MiB chunk
     /// followed by more of the same size.
     pub(crate) fn reserve(&mut self, n: usize) -> Result<(), AllocError> {
-        let room = (self.bump_end - self.bump) / NODE_SIZE;
-        if room < n {
+        if self.bump_room() < n {
             self.add_chunk(class_for(n))?;
         }
         Ok(())
@@ -194,7 +196,7 @@ impl NodePool {
 
     /// Makes sure `n` allocations can be served without asking the system.
     pub(crate) fn ensure_available(&mut self, n: usize) -> Result<(), AllocError> {
-        let room = (self.bump_end - self.bump) / NODE_SIZE + self.free_len as usize;
+        let room = self.bump_room() + self.free_len as usize;
         if room < n {
             self.add_chunk(class_for(n - room))?;
         }
@@ -207,8 +209,8 @@ impl NodePool {
         for c in self.chunks.take_all() {
             chunk_cache::put(c.start(), c.class());
         }
-        self.bump = 0;
-        self.bump_end = 0;
+        self.bump = ptr::null_mut();
+        self.bump_end = ptr::null_mut();
         self.free = None;
         self.free_len = 0;
         self.live = 0;
@@ -228,9 +230,15 @@ impl NodePool {
                 .ok_or(AllocError)?,
         };
         self.chunks.push(Chunk::new(start, class));
-        self.bump = start.as_ptr() as usize;
-        self.bump_end = self.bump + class_nodes(class) * NODE_SIZE;
+        self.bump = start.as_ptr();
+        // One past the end of the chunk.
+        self.bump_end = self.bump.wrapping_add(class_nodes(class));
         Ok(())
+    }
+
+    /// Nodes left in the untouched tail of the newest chunk.
+    fn bump_room(&self) -> usize {
+        (self.bump_end.addr() - self.bump.addr()) / NODE_SIZE
     }
 }
 

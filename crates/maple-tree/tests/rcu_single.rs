@@ -1,0 +1,140 @@
+//! The concurrent tree on one thread: every write of a `WriteGuard` against
+//! the reference model, with references from a `ReadGuard` held across
+//! writes that replace or remove their values (they must stay valid until
+//! the guard goes), and every value dropped exactly once by the end.
+//!
+//! Small enough to run under Miri (with Tree Borrows: crossbeam-epoch 0.9
+//! is not Stacked-Borrows clean), which checks the unsafe code of the read
+//! paths, the root publish and the deferred reclamation.
+
+mod common;
+use common::{Model, Rng};
+use maple_tree::{MapleTree, RcuMapleTree};
+use std::sync::{Arc, Weak};
+
+/// Entries of the random run (Miri interprets every step).
+const STEPS: u64 = if cfg!(miri) { 60 } else { 2_000 };
+
+/// The tree as a plain list, for comparing with the model.
+fn entries(t: &RcuMapleTree<Arc<u64>>) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
+    t.read().iter().map(|(r, v)| (r, **v)).collect()
+}
+
+fn values(m: &Model<u64>) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
+    m.entries()
+}
+
+#[test]
+fn writes_match_the_model_and_old_values_outlive_their_readers() {
+    for alloc in [false, true] {
+        // Every value made, to check at the end that each was dropped.
+        let mut made: Vec<Weak<u64>> = Vec::new();
+        let mut make = |x: u64| {
+            let v = Arc::new(x);
+            made.push(Arc::downgrade(&v));
+            v
+        };
+        let tree = if alloc {
+            RcuMapleTree::new_alloc()
+        } else {
+            RcuMapleTree::new()
+        };
+        let mut model = Model::<u64>::new();
+        let mut rng = Rng(7 + alloc as u64);
+        for step in 0..STEPS {
+            let first = rng.below(300);
+            let last = first + rng.below(20);
+            // A reader holding a reference across the write.
+            let reader = tree.read();
+            let held = reader.get(first).map(|v| (Arc::clone(v), v));
+            let mut w = tree.write();
+            match rng.below(6) {
+                0 | 1 => {
+                    w.insert(first..=last, make(step));
+                    model.insert(first, last, step);
+                }
+                2 => {
+                    let got = w.try_insert(first..=last, make(step)).is_ok();
+                    assert_eq!(got, model.try_insert(first, last, step).is_ok());
+                }
+                3 => {
+                    let got = w.remove(first);
+                    assert_eq!(got, model.remove(first).map(|(r, _)| r));
+                }
+                4 => {
+                    w.remove_range(first..=last);
+                    model.remove_range(first, last);
+                }
+                _ => {
+                    let size = 1 + rng.below(8);
+                    let got = w.alloc(size, first..=first + 100, make(step));
+                    let want = model.find_gap(size, first, first + 100);
+                    assert_eq!(got.as_ref().ok(), want.as_ref());
+                    if let Some(s) = want {
+                        model.insert(s, s + size - 1, step);
+                    }
+                }
+            }
+            drop(w);
+            // The reference is still the value it was, whatever the write did.
+            if let Some((owned, r)) = held {
+                assert_eq!(**r, *owned);
+            }
+            drop(reader);
+            assert_eq!(entries(&tree), values(&model), "step {step}");
+            assert_eq!(tree.read().len(), model.len());
+        }
+        let r = tree.read();
+        let first = r.first_key_value().map(|(k, v)| (k, **v));
+        assert_eq!(first, model.entries().first().cloned());
+        let last = r.last_key_value().map(|(k, v)| (k, **v));
+        assert_eq!(last, model.entries().last().cloned());
+        assert_eq!(r.find_gap(3, 0..=400), model.find_gap(3, 0, 400));
+        assert_eq!(r.find_gap_rev(3, 0..=400), model.find_gap_rev(3, 0, 400));
+        let ranged: Vec<_> = r.range(50..=150).map(|(k, v)| (k, **v)).collect();
+        assert_eq!(ranged, model.range(50, 150));
+        drop(r);
+        // Values the writes replaced are dropped once the readers are gone.
+        let plain: MapleTree<Arc<u64>> = tree.into_inner();
+        plain.validate().unwrap();
+        assert_eq!(plain.len(), model.len());
+        drop(plain);
+        assert!(made.iter().all(|v| v.strong_count() == 0), "a value leaked");
+    }
+}
+
+#[test]
+fn a_value_removed_under_a_reader_stays_until_the_reader_leaves() {
+    let value = Arc::new(5u64);
+    let tree = RcuMapleTree::new();
+    tree.write().insert(10..=19, Arc::clone(&value));
+    let reader = tree.read();
+    let seen = reader.get(15).unwrap();
+    tree.write().remove(15);
+    tree.write().clear();
+    // The tree no longer holds it, the reader still may.
+    assert_eq!(tree.read().get(15), None);
+    assert_eq!(**seen, 5);
+    drop(reader);
+    let plain = tree.into_inner();
+    assert!(plain.is_empty());
+    assert_eq!(Arc::strong_count(&value), 1, "dropped once, not leaked");
+}
+
+#[test]
+fn entering_and_leaving_rcu_mode_keeps_the_entries() {
+    let mut t = MapleTree::new();
+    for i in 0..(if cfg!(miri) { 40 } else { 500 }) {
+        t.insert(10 * i..=10 * i + 5, i);
+    }
+    let want: Vec<_> = t.iter().map(|(r, v)| (r, *v)).collect();
+    let rcu = RcuMapleTree::from(t);
+    assert_eq!(
+        rcu.read().iter().map(|(r, v)| (r, *v)).collect::<Vec<_>>(),
+        want
+    );
+    rcu.write().insert(3..=4, 1000);
+    let back = rcu.into_inner();
+    back.validate().unwrap();
+    assert_eq!(back.get(3), Some(&1000));
+}
