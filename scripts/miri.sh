@@ -13,6 +13,8 @@
 #   FromIterator/Extend) and drops (fallible duplication, panicking split
 #   and dup_with callbacks, owning iteration, values handed back): sized
 #   down with `cfg!(miri)`;
+# - a selection of the crash tests (panicking Clone, Drop and callbacks),
+#   on 24-entry trees;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance).
@@ -50,6 +52,11 @@ drops=(split_panics_big dup_map_panics_big try_dup_fails_big handed_back_big
     into_iter_partial_big insert_with_not_clone)
 dup=(equality_is_by_contents into_iterator_forms debug_prints clone_of_a_tall_tree
     from_iter_and_extend)
+# Panicking Clone, Drop and callbacks at every call (tests/crash.rs, on
+# 24-entry trees under Miri): spanning stores, clear, drop, owning iteration.
+crash=(inline_values::insert_spanning boxed_values::remove_range_spanning
+    boxed_values::insert_with_split inline_values::clear boxed_values::drop_tree
+    boxed_values::into_iter_part_way)
 logs=$(mktemp -d)
 (
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --lib -- "${skip[@]}" &&
@@ -61,7 +68,8 @@ a=$!
 (
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test dup -- "${dup[@]}" &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test boundaries -- \
-            --skip all_forms_against_the_model
+            --skip all_forms_against_the_model &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}"
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0

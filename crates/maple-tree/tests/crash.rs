@@ -177,17 +177,22 @@ fn check_sound<const P: usize>(t: &MapleTree<Dummy<P>>, ctx: &str) {
     );
 }
 
-/// 160 entries of 7 indices every 10: height 3 in both kinds of tree.
+/// Entries of the trees the operations run on: 160 give height 3 in both
+/// kinds of tree. Miri (scripts/miri.sh runs a selection of these tests)
+/// gets 24, height 2: every call number still panics in turn.
+const ENTRIES: u64 = if cfg!(miri) { 24 } else { 160 };
+
+/// `ENTRIES` entries of 7 indices every 10.
 fn base<const P: usize>(alloc: bool) -> MapleTree<Dummy<P>> {
     let mut t = if alloc {
         MapleTree::new_alloc()
     } else {
         MapleTree::new()
     };
-    for k in 0..160u64 {
+    for k in 0..ENTRIES {
         t.insert(k * 10..=k * 10 + 6, Dummy::new(k));
     }
-    assert!(t.stats().height >= 3);
+    assert!(cfg!(miri) || t.stats().height >= 3);
     t
 }
 
