@@ -98,15 +98,6 @@ impl End {
         self.todo = u32::from(snap.present_bits()) & keep;
     }
 
-    /// Stops this end for good: no slot left, and nowhere to cross to.
-    #[inline]
-    fn stop(&mut self) {
-        self.todo = 0;
-        self.pidx = 0;
-        self.plast = 0;
-        self.path.height = 0;
-    }
-
     /// The range of present slot `i` of the current leaf.
     #[inline(always)]
     fn range_of(&self, i: usize) -> RangeInclusive<u64> {
@@ -129,90 +120,121 @@ impl End {
         }
     }
 
-    /// The next present slot going forward, crossing leaves as needed.
+    /// Hands out the lowest slot of `todo`, which must not be empty.
     #[inline(always)]
-    fn next(&mut self) -> Option<Found> {
-        if self.todo == 0 && !self.cross_forward() {
-            return None;
-        }
-        // `todo` has bits 0..16 only, so the slot is below 16.
+    fn take_first(&mut self) -> Found {
+        debug_assert!(self.todo != 0);
+        // `todo` holds bits 0..16 only, so the slot is below 16.
         let slot = self.todo.trailing_zeros() as usize & (LEAF_SLOTS - 1);
-        self.todo &= self.todo - 1;
-        Some(Found {
+        self.todo &= self.todo.wrapping_sub(1);
+        Found {
             leaf: self.leaf,
             slot,
             range: self.range_of(slot),
-        })
+        }
     }
 
-    /// The next present slot going backward, crossing leaves as needed.
+    /// Hands out the highest slot of `todo`, which must not be empty.
     #[inline(always)]
-    fn next_back(&mut self) -> Option<Found> {
-        if self.todo == 0 && !self.cross_backward() {
-            return None;
-        }
+    fn take_last(&mut self) -> Found {
+        debug_assert!(self.todo != 0);
         let slot = (u32::BITS - 1 - self.todo.leading_zeros()) as usize & (LEAF_SLOTS - 1);
         self.todo ^= 1 << slot;
-        Some(Found {
+        Found {
             leaf: self.leaf,
             slot,
             range: self.range_of(slot),
-        })
+        }
     }
 
-    /// Enters the following leaves until one has a present slot. Out of line:
-    /// it runs once per leaf, and keeping it out keeps the per-entry loop small.
-    #[inline(never)]
+    /// Drops from `todo` the slots that do not end before `bound`.
+    fn keep_ending_before(&mut self, bound: u64) {
+        let mut bits = self.todo;
+        while bits != 0 {
+            let slot = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if *self.range_of(slot).end() >= bound {
+                self.todo &= (1 << slot) - 1;
+                return;
+            }
+        }
+    }
+
+    /// Drops from `todo` the slots that do not start after `bound`.
+    fn keep_starting_after(&mut self, bound: u64) {
+        let mut bits = self.todo;
+        while bits != 0 {
+            let slot = (u32::BITS - 1 - bits.leading_zeros()) as usize;
+            bits ^= 1 << slot;
+            if *self.range_of(slot).start() <= bound {
+                self.todo &= !((2 << slot) - 1);
+                return;
+            }
+        }
+    }
+
+    /// Enters the next leaf (all its present slots to do). False, staying
+    /// put, at the last leaf of the tree.
+    #[inline]
     fn cross_forward(&mut self) -> bool {
-        loop {
-            if self.pidx < self.plast {
-                // The next sibling: it starts right after this leaf.
-                self.pidx += 1;
-                let leaf = self.parent.peek().child(self.pidx);
-                let min = self.max + 1;
-                let max = if self.pidx == self.plast {
-                    self.pmax
-                } else {
-                    self.parent.pivot(self.pidx)
-                };
-                self.enter_leaf(leaf, min, max, u32::MAX);
-            } else if self.climb() && self.path.next_leaf() {
-                self.enter_path(u32::MAX);
+        if self.pidx < self.plast {
+            // The next sibling: it starts right after this leaf.
+            self.pidx += 1;
+            let leaf = self.parent.peek().child(self.pidx);
+            let min = self.max + 1;
+            let max = if self.pidx == self.plast {
+                self.pmax
             } else {
-                self.stop();
-                return false;
-            }
-            if self.todo != 0 {
-                return true;
-            }
+                self.parent.pivot(self.pidx)
+            };
+            self.enter_leaf(leaf, min, max, u32::MAX);
+            true
+        } else {
+            self.climb_forward()
         }
     }
 
     /// As [`cross_forward`](Self::cross_forward), toward lower indices.
-    #[inline(never)]
+    #[inline]
     fn cross_backward(&mut self) -> bool {
-        loop {
-            if self.pidx > 0 {
-                // The previous sibling: it ends right before this leaf.
-                self.pidx -= 1;
-                let leaf = self.parent.peek().child(self.pidx);
-                let max = self.min - 1;
-                let min = if self.pidx == 0 {
-                    self.pmin
-                } else {
-                    self.parent.pivot(self.pidx - 1) + 1
-                };
-                self.enter_leaf(leaf, min, max, u32::MAX);
-            } else if self.climb() && self.path.prev_leaf() {
-                self.enter_path(u32::MAX);
+        if self.pidx > 0 {
+            // The previous sibling: it ends right before this leaf.
+            self.pidx -= 1;
+            let leaf = self.parent.peek().child(self.pidx);
+            let max = self.min - 1;
+            let min = if self.pidx == 0 {
+                self.pmin
             } else {
-                self.stop();
-                return false;
-            }
-            if self.todo != 0 {
-                return true;
-            }
+                self.parent.pivot(self.pidx - 1) + 1
+            };
+            self.enter_leaf(leaf, min, max, u32::MAX);
+            true
+        } else {
+            self.climb_backward()
         }
+    }
+
+    /// Crossing where the parent is used up: through the path, once every
+    /// 4 to 16 leaves, so kept out of the sibling step.
+    #[cold]
+    #[inline(never)]
+    fn climb_forward(&mut self) -> bool {
+        let crossed = self.climb() && self.path.next_leaf();
+        if crossed {
+            self.enter_path(u32::MAX);
+        }
+        crossed
+    }
+
+    /// As [`climb_forward`](Self::climb_forward), toward lower indices.
+    #[cold]
+    #[inline(never)]
+    fn climb_backward(&mut self) -> bool {
+        let crossed = self.climb() && self.path.prev_leaf();
+        if crossed {
+            self.enter_path(u32::MAX);
+        }
+        crossed
     }
 
     /// Writes the parent's slot back into the path, so that the path can
@@ -227,123 +249,163 @@ impl End {
     }
 }
 
-/// The two ends of an iteration over the entries overlapping `lo..=hi`,
-/// each standing in the leaf slot holding its bound.
-fn ends((root, height): (Option<NodePtr>, usize), lo: u64, hi: u64) -> (End, End) {
-    let (mut front, mut back) = (End::new(), End::new());
-    if root.is_some() {
-        front.path.descend(root, height, lo);
-        front.enter_path(u32::MAX << front.path.leaf().idx);
-        back.path.descend(root, height, hi);
-        // Slots 0..=idx: a shift by idx + 1 (up to 16) stays below 32.
-        back.enter_path(!(u32::MAX << (back.path.leaf().idx + 1)));
-    }
-    (front, back)
-}
-
-/// An iteration over every entry of a tree whose number of entries is known:
-/// the two ends have met when they have handed out that many between them,
-/// so the only per-entry bookkeeping is one count.
-pub(crate) struct Counted {
+/// Two ends walking toward each other over the entries overlapping
+/// `lo..=hi`: the front from the slot holding `lo`, the back from the slot
+/// holding `hi`.
+///
+/// Each end's `todo` holds only entries the other end will never hand out,
+/// so handing out an entry checks nothing but the mask. The ends keep that
+/// promise when they cross into a leaf, the one slow step: an end entering
+/// a leaf that reaches the other end's leaf keeps only the entries before
+/// the other end's leaf (none, in a tree that does not change under the
+/// iteration, where that leaf is the other end's own), and from then on the
+/// two have *met*: an end whose mask runs out takes the nearest entry from
+/// the other end's mask, until both are empty. Comparing bounds rather than
+/// nodes keeps this true when (RCU mode) the two ends stand in two versions
+/// of one part of the tree; nothing depends on the tree's `len`.
+pub(crate) struct Ends {
     front: End,
     back: End,
-    remaining: usize,
+    met: bool,
+    /// Entries taken into either mask so far (for [`Ends::len`]).
+    taken: usize,
 }
 
-impl Counted {
-    fn new(top: (Option<NodePtr>, usize), len: usize) -> Counted {
-        let (front, back) = ends(top, 0, u64::MAX);
-        Counted {
+impl Ends {
+    pub(crate) fn new((root, height): (Option<NodePtr>, usize), lo: u64, hi: u64) -> Ends {
+        let (mut front, mut back) = (End::new(), End::new());
+        let mut met = false;
+        if root.is_some() {
+            front.path.descend(root, height, lo);
+            front.enter_path(u32::MAX << front.path.leaf().idx);
+            back.path.descend(root, height, hi);
+            // Slots 0..=idx: a shift by idx + 1 (up to 16) stays below 32.
+            back.enter_path(!(u32::MAX << (back.path.leaf().idx + 1)));
+            if front.leaf == back.leaf {
+                // One leaf: the front's mask holds everything, the back takes from it.
+                front.todo &= back.todo;
+                back.todo = 0;
+                met = true;
+            } else if front.max >= back.min {
+                front.keep_ending_before(back.min);
+                met = true;
+            }
+        }
+        let taken = ones(front.todo) + ones(back.todo);
+        Ends {
             front,
             back,
-            remaining: len,
+            met,
+            taken,
         }
     }
 
-    #[inline(always)]
-    fn next(&mut self) -> Option<Found> {
-        if self.remaining == 0 {
-            return None;
-        }
-        let found = self.front.next()?;
-        self.remaining -= 1;
-        Some(found)
-    }
-
-    #[inline(always)]
-    fn next_back(&mut self) -> Option<Found> {
-        if self.remaining == 0 {
-            return None;
-        }
-        let found = self.back.next_back()?;
-        self.remaining -= 1;
-        Some(found)
-    }
-}
-
-/// An iteration over the entries overlapping `lo..=hi`. `lo`/`hi` shrink past
-/// every entry handed out, so the two ends never hand out the same entry,
-/// even when (RCU mode) they stand in two versions of one leaf.
-pub(crate) struct Bounded {
-    front: End,
-    back: End,
-    lo: u64,
-    hi: u64,
-}
-
-impl Bounded {
-    pub(crate) fn new(top: (Option<NodePtr>, usize), lo: u64, hi: u64) -> Bounded {
-        let (front, back) = ends(top, lo, hi);
-        Bounded {
-            front,
-            back,
-            lo,
-            hi,
-        }
-    }
-
-    #[inline]
-    fn stop(&mut self) {
-        self.front.stop();
-        self.back.stop();
+    /// Entries left, for an iteration over a whole tree of `len` entries.
+    fn len(&self, len: usize) -> usize {
+        let held = ones(self.front.todo) + ones(self.back.todo);
+        len.saturating_sub(self.taken) + held
     }
 
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<Found> {
-        let found = self.front.next()?;
-        let (start, end) = (*found.range.start(), *found.range.end());
-        if start > self.hi {
-            self.stop();
+        if self.front.todo == 0 && !self.refill_front() {
             return None;
         }
-        if end >= self.hi {
-            self.stop();
-        } else {
-            self.lo = end + 1;
-        }
-        Some(found)
+        Some(self.front.take_first())
     }
 
     #[inline(always)]
     pub(crate) fn next_back(&mut self) -> Option<Found> {
-        let found = self.back.next_back()?;
-        let (start, end) = (*found.range.start(), *found.range.end());
-        if end < self.lo {
-            self.stop();
+        if self.back.todo == 0 && !self.refill_back() {
             return None;
         }
-        if start <= self.lo {
-            self.stop();
-        } else {
-            self.hi = start - 1;
-        }
-        Some(found)
+        Some(self.back.take_last())
     }
+
+    /// The front's mask is empty: cross into the next leaf with an entry,
+    /// or (once met) take over the back's lowest entry. False when nothing
+    /// is left. Out of line: it runs once per leaf, and keeping it out keeps
+    /// the per-entry loop small.
+    #[inline(never)]
+    fn refill_front(&mut self) -> bool {
+        while !self.met {
+            if !self.front.cross_forward() {
+                return false;
+            }
+            if self.front.max >= self.back.min {
+                self.front.keep_ending_before(self.back.min);
+                self.met = true;
+            }
+            self.taken += ones(self.front.todo);
+            if self.front.todo != 0 {
+                return true;
+            }
+        }
+        let (front, back) = (&mut self.front, &self.back);
+        if back.todo == 0 {
+            return false;
+        }
+        // The front stands in the back's leaf from now on; it never crosses
+        // again, so its path and parent are no longer needed.
+        front.leaf = back.leaf;
+        front.min = back.min;
+        front.max = back.max;
+        front.last = back.last;
+        front.todo = back.todo & back.todo.wrapping_neg();
+        self.back.todo ^= front.todo;
+        true
+    }
+
+    /// As [`refill_front`](Self::refill_front), toward lower indices.
+    #[inline(never)]
+    fn refill_back(&mut self) -> bool {
+        while !self.met {
+            if !self.back.cross_backward() {
+                return false;
+            }
+            if self.back.min <= self.front.max {
+                self.back.keep_starting_after(self.front.max);
+                self.met = true;
+            }
+            self.taken += ones(self.back.todo);
+            if self.back.todo != 0 {
+                return true;
+            }
+        }
+        let (back, front) = (&mut self.back, &self.front);
+        if front.todo == 0 {
+            return false;
+        }
+        back.leaf = front.leaf;
+        back.min = front.min;
+        back.max = front.max;
+        back.last = front.last;
+        back.todo = 1 << (u32::BITS - 1 - front.todo.leading_zeros());
+        self.front.todo ^= back.todo;
+        true
+    }
+}
+
+/// The number of slots in a mask (bits 0..16): two table lookups, where a
+/// generic x86-64 build would count bits in a dozen instructions.
+#[inline]
+fn ones(mask: u32) -> usize {
+    const BYTE: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = (i as u32).count_ones() as u8;
+            i += 1;
+        }
+        t
+    };
+    usize::from(BYTE[(mask & 0xff) as usize]) + usize::from(BYTE[(mask >> 8 & 0xff) as usize])
 }
 
 /// The entries of a tree in order, as `(range, &value)`; from [`MapleTree::iter`].
 pub struct Iter<'a, V> {
-    raw: Counted,
+    raw: Ends,
+    len: usize,
     _tree: PhantomData<&'a MapleTree<V>>,
 }
 
@@ -351,7 +413,8 @@ impl<'a, V> Iter<'a, V> {
     /// Iterates over the tree `(root, height)` holding `len` entries.
     pub(crate) fn new(top: (Option<NodePtr>, usize), len: usize) -> Self {
         Iter {
-            raw: Counted::new(top, len),
+            raw: Ends::new(top, 0, u64::MAX),
+            len,
             _tree: PhantomData,
         }
     }
@@ -367,7 +430,8 @@ impl<'a, V> Iterator for Iter<'a, V> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.raw.remaining, Some(self.raw.remaining))
+        let left = self.raw.len(self.len);
+        (left, Some(left))
     }
 }
 
@@ -384,14 +448,16 @@ impl<V> FusedIterator for Iter<'_, V> {}
 
 /// The entries of a tree in order, as `(range, &mut value)`; from [`MapleTree::iter_mut`].
 pub struct IterMut<'a, V> {
-    raw: Counted,
+    raw: Ends,
+    len: usize,
     _tree: PhantomData<&'a mut MapleTree<V>>,
 }
 
 impl<'a, V> IterMut<'a, V> {
     pub(crate) fn new(tree: &'a mut MapleTree<V>) -> Self {
         IterMut {
-            raw: Counted::new(tree.top(), tree.len),
+            raw: Ends::new(tree.top(), 0, u64::MAX),
+            len: tree.len,
             _tree: PhantomData,
         }
     }
@@ -403,12 +469,13 @@ impl<'a, V> Iterator for IterMut<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
-        // Each slot is handed out once (`Counted`), so the borrows are disjoint.
+        // Each slot is handed out once (`Ends`), so the borrows are disjoint.
         Some((found.range, found.leaf.value_mut(found.slot)))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.raw.remaining, Some(self.raw.remaining))
+        let left = self.raw.len(self.len);
+        (left, Some(left))
     }
 }
 
@@ -425,14 +492,14 @@ impl<V> FusedIterator for IterMut<'_, V> {}
 
 /// The entries overlapping a range, in order; from [`MapleTree::range`].
 pub struct Range<'a, V> {
-    raw: Bounded,
+    raw: Ends,
     _tree: PhantomData<&'a MapleTree<V>>,
 }
 
 impl<'a, V> Range<'a, V> {
     pub(crate) fn new(top: (Option<NodePtr>, usize), lo: u64, hi: u64) -> Self {
         Range {
-            raw: Bounded::new(top, lo, hi),
+            raw: Ends::new(top, lo, hi),
             _tree: PhantomData,
         }
     }
@@ -461,7 +528,8 @@ impl<V> FusedIterator for Range<'_, V> {}
 /// The entries of a tree in order, by value; from `MapleTree::into_iter`.
 /// Dropping it part way drops the entries not yet taken.
 pub struct IntoIter<V> {
-    raw: Counted,
+    raw: Ends,
+    len: usize,
     tree: ManuallyDrop<MapleTree<V>>,
 }
 
@@ -482,7 +550,8 @@ impl<V> Iterator for IntoIter<V> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.raw.remaining, Some(self.raw.remaining))
+        let left = self.raw.len(self.len);
+        (left, Some(left))
     }
 }
 
@@ -509,7 +578,8 @@ impl<V> IntoIterator for MapleTree<V> {
 
     fn into_iter(self) -> IntoIter<V> {
         IntoIter {
-            raw: Counted::new(self.top(), self.len),
+            raw: Ends::new(self.top(), 0, u64::MAX),
+            len: self.len,
             tree: ManuallyDrop::new(self),
         }
     }
