@@ -156,11 +156,8 @@ fn ranges_match_the_model() {
                 let mut it = t.range(lo..=hi);
                 let mut both = Vec::new();
                 let mut back = Vec::new();
-                loop {
-                    match it.next() {
-                        Some((r, v)) => both.push((r, *v)),
-                        None => break,
-                    }
+                while let Some((r, v)) = it.next() {
+                    both.push((r, *v));
                     match it.next_back() {
                         Some((r, v)) => back.push((r, *v)),
                         None => break,
