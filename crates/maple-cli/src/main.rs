@@ -1,9 +1,9 @@
 //! `maple`: the command of the maple project. `maple bench` runs the workloads of
-//! `shared/bench/WORKLOADS.md` against maple and the Rust peers, and its
-//! address-space workloads on maple-mm, plus issue 4's RCU benchmark; it checks every
-//! checksum, and prints WORKLOADS.md's one-line format and tables (the ratio table,
-//! seed 000's and seed 004's, issue 4's); `maple fork-table` prints the dup /
-//! rebuild / memcpy table of issue 3.
+//! the repository's BENCHMARKS.md against maple and the Rust peers, and its
+//! address-space workloads on maple-mm, plus the RCU benchmark; it checks every
+//! checksum, and prints BENCHMARKS.md's one-line format and tables (the ratio table,
+//! fork by VMA count and per GiB, RCU readers under a writer); `maple fork-table`
+//! prints the dup / rebuild / memcpy table.
 
 mod alloc_count;
 mod bench;
@@ -38,7 +38,7 @@ static ALLOC: alloc_count::Counting = alloc_count::Counting;
 #[command(
     name = "maple",
     version,
-    about = "The maple tree's command: benchmarks and tools"
+    about = "Benchmarks the maple tree and the maple-mm address space against BTreeMap, rangemap, nodit and vm-allocator, checking every result"
 )]
 struct Cli {
     /// Leave glibc's malloc defaults (by default freed memory stays in the process,
@@ -51,13 +51,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run the workloads of WORKLOADS.md against maple and the peers (and its
+    /// Run the workloads of BENCHMARKS.md against maple and the peers (and its
     /// address-space workloads on maple-mm, and the RCU benchmark), check every
     /// checksum, print the results.
     Bench(BenchArgs),
-    /// Issue 3's table: dup vs rebuild vs a plain memory copy, and the append path.
+    /// Duplication: dup vs rebuild vs a plain memory copy, and the append path.
     ForkTable(ForkArgs),
-    /// Print the reference model's checksums (and compare with WORKLOADS.md's table).
+    /// Print the reference model's checksums (and compare with BENCHMARKS.md's table).
     Reference(RefArgs),
     /// List the workloads, the implementations, and which runs which.
     List,
@@ -73,7 +73,7 @@ struct BenchArgs {
     /// the mm-* strategies and maple-rcu(-b64); each runs only its own workloads.
     #[arg(short, long = "impl", value_delimiter = ',')]
     impls: Vec<String>,
-    /// N for every selected workload (default: WORKLOADS.md's sizes).
+    /// N for every selected workload (default: BENCHMARKS.md's sizes).
     #[arg(long)]
     n: Option<u64>,
     /// Q for every selected workload that has one.
@@ -130,11 +130,11 @@ struct ForkArgs {
 
 #[derive(Args)]
 struct Common {
-    /// Output formats (comma list): lines = WORKLOADS.md's one-line format,
+    /// Output formats (comma list): lines = BENCHMARKS.md's one-line format,
     /// table / markdown = the ratio table, json.
     #[arg(short, long, value_delimiter = ',', default_value = "lines,table")]
     format: Vec<Format>,
-    /// Repetitions per measurement (WORKLOADS.md: 5).
+    /// Repetitions per measurement (BENCHMARKS.md: 5).
     #[arg(long, default_value_t = 5)]
     reps: usize,
     /// Time budget of one measurement, in seconds (0 = none). Over it, fewer
@@ -155,7 +155,7 @@ struct RefArgs {
     q: Option<u64>,
     #[arg(long)]
     quick: bool,
-    /// Every case of WORKLOADS.md's reference table, at its own sizes.
+    /// Every case of BENCHMARKS.md's reference table, at its own sizes.
     #[arg(long)]
     table: bool,
 }
@@ -405,15 +405,15 @@ fn cmd_reference(a: RefArgs) -> Result<ExitCode, String> {
         let t = std::time::Instant::now();
         let got = reference::expected_checksum(c);
         let verdict = match expected::table_checksum(c) {
-            Some(want) if want == got => "matches WORKLOADS.md".to_string(),
+            Some(want) if want == got => "matches BENCHMARKS.md".to_string(),
             Some(want) => {
                 ok = false;
-                format!("DIFFERS from WORKLOADS.md's {want}")
+                format!("DIFFERS from BENCHMARKS.md's {want}")
             }
             None if c.workload.provider() == Provider::MapleMm => {
-                "(from WORKLOADS.md's definition: no table row)".to_string()
+                "(from BENCHMARKS.md's definition: no table row)".to_string()
             }
-            None => "(size not in WORKLOADS.md's table)".to_string(),
+            None => "(size not in BENCHMARKS.md's table)".to_string(),
         };
         println!(
             "workload={} n={}{q} checksum={got}  # {verdict}, {:.1}s",
@@ -432,9 +432,9 @@ fn cmd_reference(a: RefArgs) -> Result<ExitCode, String> {
 fn cmd_list() -> ExitCode {
     for p in Provider::ALL {
         let title = match p {
-            Provider::RangeMaps => "tree workloads (WORKLOADS.md)",
-            Provider::MapleMm => "address-space workloads (WORKLOADS.md, on maple-mm)",
-            Provider::Rcu => "RCU workloads (issue 4; two threads)",
+            Provider::RangeMaps => "tree workloads (BENCHMARKS.md)",
+            Provider::MapleMm => "address-space workloads (BENCHMARKS.md, on maple-mm)",
+            Provider::Rcu => "RCU workloads (two threads)",
         };
         println!("{title}, group `{}`:", p.name());
         for w in Workload::ALL.into_iter().filter(|w| w.provider() == p) {

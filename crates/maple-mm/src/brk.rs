@@ -23,6 +23,19 @@ impl AddressSpace {
     ///   offset `addr >> PAGE_SHIFT`) is extended when it ends at the old
     ///   break and is compatible, else a new VMA is made (never merged with
     ///   a VMA below `start_brk`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let start = mm.brk(0); // the current break
+    /// assert_eq!(start, mm.config().start_brk);
+    /// let end = mm.brk(start + 3 * PAGE_SIZE); // grows the heap
+    /// assert_eq!(end, start + 3 * PAGE_SIZE);
+    /// mm.write(start, b"heap").unwrap();
+    /// assert_eq!(mm.brk(start - PAGE_SIZE), end); // below start_brk: refused
+    /// assert_eq!(mm.brk(start), start); // shrinking unmaps the pages
+    /// assert!(mm.vma_at(start).is_none());
+    /// ```
     pub fn brk(&mut self, addr: u64) -> u64 {
         let mut phys = self.mem.lock();
         self.inner.brk(&mut phys, addr)
@@ -73,7 +86,9 @@ impl Inner {
             flags,
             pgoff: oldbrk >> PAGE_SHIFT,
             backing: Backing::Anon,
+            vm_file: None,
             anon: None,
+            anon_inherited: false,
         };
         let prev = if oldbrk > self.start_brk {
             self.vmas

@@ -6,7 +6,7 @@ use crate::flags::VmFlags;
 use crate::frames::ZERO_FRAME;
 use crate::memory::Phys;
 use crate::pagecache::Obj;
-use crate::pagetable::{ent_id, walk_tables, TableId, P, W};
+use crate::pagetable::{entry_target, walk_tables, TableId, PRESENT, WRITABLE};
 use crate::space::AddressSpace;
 use crate::vma::{Backing, Vma};
 use core::fmt;
@@ -38,7 +38,9 @@ fn err<T>(invariant: &'static str, detail: String) -> Result<T, CheckError> {
 impl AddressSpace {
     /// Checks the whole address space: the tree is valid; every VMA is keyed
     /// by its own range, page aligned, non-empty, inside the task, with
-    /// consistent flags; the counters match; every present page-table entry
+    /// consistent flags (a file VMA's `vm_file` is its file, an inherited
+    /// anon_vma chain has an anon_vma, a special mapping keeps the kernel's
+    /// special and sharing flags); the counters match; every present page-table entry
     /// lies in a VMA that allows what the entry allows (write only in a
     /// writable VMA; a writable private entry maps a frame no one else
     /// maps; a shared VMA maps its object's page-cache frames; the zero page
@@ -91,11 +93,39 @@ impl AddressSpace {
                 }
                 _ => {}
             }
-            if v.flags.contains(VmFlags::WIPEONFORK) && (shared || v.backing != Backing::Anon) {
+            if v.flags.contains(VmFlags::WIPEONFORK)
+                && (shared || matches!(v.backing, Backing::File(_) | Backing::Shm(_)))
+            {
                 return err(
                     "vma flags",
-                    format!("WIPEONFORK on a VMA that is not private anonymous: {:?}", v),
+                    format!("WIPEONFORK on a shared or file VMA: {:?}", v),
                 );
+            }
+            let file_ok = match (v.backing, v.vm_file) {
+                (Backing::File(id), Some(f)) => f.id == id,
+                (Backing::File(_), None) | (_, Some(_)) => false,
+                (_, None) => true,
+            };
+            if !file_ok {
+                return err(
+                    "vm_file",
+                    format!("vm_file does not match the backing: {:?}", v),
+                );
+            }
+            if v.anon_inherited && v.anon.is_none() {
+                return err(
+                    "anon_vma chain",
+                    format!("an inherited chain without an anon_vma: {:?}", v),
+                );
+            }
+            if let Backing::Special(sp) = v.backing {
+                let fixed = VmFlags::SPECIAL | VmFlags::MAYSHARE | VmFlags::SHARED;
+                if v.flags & fixed != sp.flags() & fixed {
+                    return err(
+                        "special mapping flags",
+                        format!("{} with {:?}", sp.name(), v.flags),
+                    );
+                }
             }
             total += v.pages();
         }
@@ -109,7 +139,7 @@ impl AddressSpace {
         let mut rss = 0u64;
         let mut bad: Option<CheckError> = None;
         inner.pt.for_each_pte(&phys, &mut |addr, pte, _pmd, _pt| {
-            if ent_id(pte) != ZERO_FRAME {
+            if entry_target(pte) != ZERO_FRAME {
                 rss += 1;
             }
             if bad.is_none() {
@@ -139,17 +169,17 @@ impl AddressSpace {
 
 /// One present entry against the VMA it lies in.
 fn check_pte(phys: &Phys, vmas: &MapleTree<Vma>, addr: u64, pte: u64) -> Result<(), CheckError> {
-    if pte & P == 0 {
+    if pte & PRESENT == 0 {
         return err(
             "pte present bit",
-            format!("entry {pte:#x} at {addr:#x} without P"),
+            format!("entry {pte:#x} at {addr:#x} without PRESENT"),
         );
     }
     let Some(v) = vmas.get(addr) else {
         return err("pte inside a vma", format!("entry {pte:#x} at {addr:#x}"));
     };
-    let f = ent_id(pte);
-    let w = pte & W != 0;
+    let f = entry_target(pte);
+    let w = pte & WRITABLE != 0;
     if f != ZERO_FRAME && ((f as usize) >= phys.frames.slots() || phys.frames.is_free(f)) {
         return err(
             "pte maps a live frame",
@@ -205,7 +235,7 @@ pub(crate) fn check_phys(phys: &Phys) -> Result<(), CheckError> {
         });
     }
     for (&t, &(n, level)) in &table_refs {
-        let tab = phys.tables.t(t);
+        let tab = phys.tables.table(t);
         if tab.refs != n {
             return err(
                 "table refcount",
@@ -221,7 +251,7 @@ pub(crate) fn check_phys(phys: &Phys) -> Result<(), CheckError> {
                 format!("table {t} (level {level}) referenced {n} times"),
             );
         }
-        let used = tab.e.iter().filter(|&&x| x != 0).count() as u32;
+        let used = tab.entries.iter().filter(|&&x| x != 0).count() as u32;
         if used != tab.used {
             return err(
                 "table used count",
@@ -230,9 +260,9 @@ pub(crate) fn check_phys(phys: &Phys) -> Result<(), CheckError> {
         }
         if level == 0 {
             let mut rss = 0;
-            for &x in tab.e.iter() {
+            for &x in tab.entries.iter() {
                 if x != 0 {
-                    let f = ent_id(x);
+                    let f = entry_target(x);
                     if (f as usize) >= expected.len() {
                         return err("pte frame index", format!("table {t} entry {x:#x}"));
                     }

@@ -25,6 +25,7 @@ pub fn offset_in_page(x: u64) -> u64 {
 /// Tunables of one address space. [`Config::default`] is a 64-bit x86 Linux
 /// process with randomization off (as under `setarch -R` or gdb).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Config {
     /// `TASK_SIZE`: the end of the user address space.
     pub task_size: u64,

@@ -1,8 +1,9 @@
 //! The one way VMAs change: plan the replacement of the VMAs overlapping a
 //! range (cutting the ones that stick out, as `__split_vma` does), merge
 //! what the change made adjacent and compatible (`vma_merge`), check limits,
-//! then commit. Planning changes nothing, so a call that fails any check
-//! leaves the space as it was.
+//! then commit. Planning changes nothing, so a change that fails any check
+//! leaves the space as it was (calls that Linux applies VMA by VMA, such
+//! as `mprotect`, plan and commit one VMA at a time: see `range.rs`).
 
 use crate::error::Errno;
 use crate::memory::Phys;
@@ -40,7 +41,8 @@ pub(crate) type Change<'a> = &'a mut dyn FnMut(&Vma) -> Result<Option<Vma>, Errn
 
 impl Inner {
     /// Plans the change of `start..end`: each VMA part inside the range
-    /// becomes `change(part)`; a VMA whose part `change` leaves as it is
+    /// becomes `change(part)` (a special mapping may only change whole:
+    /// cutting one is `EINVAL`); a VMA whose part `change` leaves as it is
     /// keeps its full range (no needless split); `insert` is added in the
     /// range (after the parts were changed). Then adjacent VMAs merge when
     /// the kernel would merge them (see [`Vma::can_merge`]) and at least one
@@ -95,6 +97,11 @@ impl Inner {
                 }
             }
             let (left, right) = (v.start < start, v.end > end);
+            // special_mapping_split: "kernel has expectations over the
+            // number of pages in mapping".
+            if (left || right) && v.special().is_some() {
+                return Err(Errno::EINVAL);
+            }
             if left {
                 pieces.push((v.slice(v.start, start), false));
                 cuts += 1;
@@ -181,18 +188,6 @@ impl Inner {
                 cache.shm_put(frames, id);
             }
         }
-    }
-
-    /// Whether VMAs cover every address of `start..end` (no hole).
-    pub(crate) fn covered(&self, start: u64, end: u64) -> bool {
-        let mut at = start;
-        for (_, v) in self.vmas.range(start..end) {
-            if v.start > at {
-                return false;
-            }
-            at = v.end;
-        }
-        at >= end
     }
 
     /// Frees the page tables of `start..end` that no VMA needs any more.

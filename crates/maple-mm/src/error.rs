@@ -6,7 +6,8 @@ use core::fmt;
 /// An errno-like error of a system call of the model.
 ///
 /// The numeric values are Linux's (x86-64), see [`Errno::code`]. A call that
-/// returns an error has changed nothing.
+/// returns an error has changed nothing, except `mprotect` and `madvise`,
+/// which keep what they did to the VMAs before the failure, as in Linux.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Errno {
     /// Operation not permitted (1): e.g. `MAP_FIXED` below `mmap_min_addr`.
@@ -28,6 +29,9 @@ pub enum Errno {
     EINVAL,
     /// Value too large (75): a file offset that overflows.
     EOVERFLOW,
+    /// Operation not supported (95): `MAP_SHARED_VALIDATE` of a file with a
+    /// flag the file does not support (`MAP_SYNC`, `MAP_FIXED_NOREPLACE`).
+    EOPNOTSUPP,
 }
 
 impl Errno {
@@ -43,6 +47,7 @@ impl Errno {
             Errno::EEXIST => 17,
             Errno::EINVAL => 22,
             Errno::EOVERFLOW => 75,
+            Errno::EOPNOTSUPP => 95,
         }
     }
 
@@ -58,6 +63,7 @@ impl Errno {
             Errno::EEXIST => "EEXIST",
             Errno::EINVAL => "EINVAL",
             Errno::EOVERFLOW => "EOVERFLOW",
+            Errno::EOPNOTSUPP => "EOPNOTSUPP",
         }
     }
 
@@ -73,6 +79,7 @@ impl Errno {
             Errno::EEXIST,
             Errno::EINVAL,
             Errno::EOVERFLOW,
+            Errno::EOPNOTSUPP,
         ]
         .into_iter()
         .find(|e| e.code() == code)

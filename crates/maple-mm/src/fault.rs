@@ -8,7 +8,7 @@ use crate::flags::VmFlags;
 use crate::frames::{FrameId, ZERO_FRAME};
 use crate::memory::Phys;
 use crate::pagecache::Obj;
-use crate::pagetable::{ent_id, index, mk, P, W};
+use crate::pagetable::{entry_target, index, make_entry, PRESENT, WRITABLE};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{AnonId, Vma};
 
@@ -22,6 +22,17 @@ impl AddressSpace {
     /// [`FaultKind::Unmapped`] fault (unless a grows-down VMA right above
     /// may grow down to it: `expand_stack`), a `PROT_NONE` VMA a
     /// [`FaultKind::Protection`] fault; then nothing was read or populated.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, FaultKind, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, PAGE_SIZE, Prot::READ, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// let mut buf = [0xff; 8];
+    /// mm.read(a, &mut buf).unwrap();
+    /// assert_eq!(buf, [0; 8]); // untouched anonymous memory reads as zeros
+    /// let fault = mm.read(a - PAGE_SIZE, &mut buf).unwrap_err();
+    /// assert_eq!(fault.kind, FaultKind::Unmapped);
+    /// ```
     pub fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), Fault> {
         if buf.is_empty() {
             return Ok(());
@@ -51,6 +62,18 @@ impl AddressSpace {
     ///
     /// The whole range is checked first (see [`read`](Self::read)); a VMA
     /// without `PROT_WRITE` is a protection fault.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, FaultKind, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 2 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.write(a + PAGE_SIZE - 2, b"span").unwrap(); // across a page boundary
+    /// let mut buf = [0; 4];
+    /// mm.read(a + PAGE_SIZE - 2, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"span");
+    /// mm.mprotect(a, 2 * PAGE_SIZE, Prot::READ).unwrap();
+    /// assert_eq!(mm.write(a, b"x").unwrap_err().kind, FaultKind::Protection);
+    /// ```
     pub fn write(&mut self, addr: u64, buf: &[u8]) -> Result<(), Fault> {
         if buf.is_empty() {
             return Ok(());
@@ -82,11 +105,39 @@ impl AddressSpace {
         self.write(addr, &[v])
     }
 
+    /// `anon_vma_prepare`: gives the private VMA at `addr` the anon_vma its
+    /// first write fault would give it (reusing a compatible neighbour's,
+    /// so that they may merge), without faulting a page in. A replay of a
+    /// system call trace, which shows no faults, uses it to state that the
+    /// program wrote to a mapping: merges and `VM_ACCOUNT` depend on it.
+    ///
+    /// Returns whether the VMA has an anon_vma afterwards: `false` for a
+    /// shared VMA (its pages are the object's, never anonymous) or no VMA at
+    /// `addr`.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, VmFlags};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 4096, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert!(mm.anon_vma_prepare(a));
+    /// mm.mprotect(a, 4096, Prot::READ).unwrap();      // written: stays charged
+    /// assert!(mm.vma_at(a).unwrap().flags().contains(VmFlags::ACCOUNT));
+    /// ```
+    pub fn anon_vma_prepare(&mut self, addr: u64) -> bool {
+        match self.inner.vmas.get(addr) {
+            Some(v) if !v.is_shared() => {
+                self.inner.anon_vma_prepare(addr);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the page at `addr` is present in the page tables (resident
     /// or the zero page), without faulting.
     pub fn is_present(&self, addr: u64) -> bool {
         let phys = self.mem.lock();
-        self.inner.pt.lookup(&phys, addr & !(PAGE_SIZE - 1)).0 & P != 0
+        self.inner.pt.lookup(&phys, addr & !(PAGE_SIZE - 1)).0 & PRESENT != 0
     }
 }
 
@@ -197,8 +248,8 @@ impl Inner {
     #[inline]
     pub(crate) fn frame_for(&mut self, phys: &mut Phys, addr: u64, write: bool) -> FrameId {
         let (pte, pmd_w) = self.pt.lookup(phys, addr);
-        if pte & P != 0 && (!write || (pte & W != 0 && pmd_w)) {
-            return ent_id(pte);
+        if pte & PRESENT != 0 && (!write || (pte & WRITABLE != 0 && pmd_w)) {
+            return entry_target(pte);
         }
         self.handle_fault(phys, addr, write)
     }
@@ -215,73 +266,80 @@ impl Inner {
             return ZERO_FRAME;
         };
         let pt = self.pt.pte_table_mut(phys, page);
-        let k = index(page, 0);
-        let old = phys.tables.t(pt).e[k];
+        let slot = index(page, 0);
+        let old = phys.tables.table(pt).entries[slot];
         let shared = vma.is_shared();
         if old == 0 {
             match Obj::of(vma.backing) {
                 // do_anonymous_page
                 None => {
                     if !write {
-                        self.pt.set_pte(phys, pt, k, mk(ZERO_FRAME, P));
+                        self.pt
+                            .set_pte(phys, pt, slot, make_entry(ZERO_FRAME, PRESENT));
                         return ZERO_FRAME;
                     }
                     self.anon_vma_prepare(page);
-                    let f = phys.frames.alloc();
-                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
-                    f
+                    let frame = phys.frames.alloc();
+                    self.pt
+                        .set_pte(phys, pt, slot, make_entry(frame, PRESENT | WRITABLE));
+                    frame
                 }
                 // do_read_fault / do_shared_fault / do_cow_fault
                 Some(obj) => {
                     let Phys { cache, frames, .. } = &mut *phys;
-                    let c = cache.frame(frames, obj, vma.pgoff_of(page));
+                    let cached = cache.frame(frames, obj, vma.pgoff_of(page));
                     if shared || !write {
-                        frames.get(c);
-                        let w = if shared && vma.flags.contains(VmFlags::WRITE) {
-                            W
+                        frames.get(cached);
+                        let writable = if shared && vma.flags.contains(VmFlags::WRITE) {
+                            WRITABLE
                         } else {
                             0
                         };
-                        self.pt.set_pte(phys, pt, k, mk(c, P | w));
-                        return c;
+                        self.pt
+                            .set_pte(phys, pt, slot, make_entry(cached, PRESENT | writable));
+                        return cached;
                     }
                     self.anon_vma_prepare(page);
-                    let f = phys.frames.alloc_copy(c);
-                    self.pt.set_pte(phys, pt, k, mk(f, P | W));
-                    f
+                    let frame = phys.frames.alloc_copy(cached);
+                    self.pt
+                        .set_pte(phys, pt, slot, make_entry(frame, PRESENT | WRITABLE));
+                    frame
                 }
             }
         } else {
-            let f = ent_id(old);
-            if !write || old & W != 0 {
-                return f;
+            let frame = entry_target(old);
+            if !write || old & WRITABLE != 0 {
+                return frame;
             }
             // do_wp_page
             if shared {
-                self.pt.set_pte(phys, pt, k, old | W);
-                return f;
+                self.pt.set_pte(phys, pt, slot, old | WRITABLE);
+                return frame;
             }
-            let fr = phys.frames.frame(f);
-            if f != ZERO_FRAME && fr.refs == 1 && !fr.cached {
+            let frame_info = phys.frames.frame(frame);
+            if frame != ZERO_FRAME && frame_info.refs == 1 && !frame_info.cached {
                 // wp_page_reuse: the only reference, an anonymous page.
-                self.pt.set_pte(phys, pt, k, old | W);
-                return f;
+                self.pt.set_pte(phys, pt, slot, old | WRITABLE);
+                return frame;
             }
             self.anon_vma_prepare(page);
-            let n = if f == ZERO_FRAME {
+            let copy = if frame == ZERO_FRAME {
                 phys.frames.alloc()
             } else {
-                phys.frames.alloc_copy(f)
+                phys.frames.alloc_copy(frame)
             };
-            phys.frames.put(f);
-            self.pt.set_pte(phys, pt, k, mk(n, P | W));
-            n
+            phys.frames.put(frame);
+            self.pt
+                .set_pte(phys, pt, slot, make_entry(copy, PRESENT | WRITABLE));
+            copy
         }
     }
 
     /// `anon_vma_prepare`: gives the VMA at `addr` an anon_vma, reusing a
     /// compatible neighbour's (`find_mergeable_anon_vma`: the next VMA
-    /// first, then the previous) so that they may merge later.
+    /// first, then the previous) so that they may merge later; only a
+    /// neighbour whose chain is singular lends its anon_vma
+    /// (`reusable_anon_vma`), never one inherited at fork.
     pub(crate) fn anon_vma_prepare(&mut self, addr: u64) {
         let Some(v) = self.vmas.get(addr) else { return };
         if v.anon.is_some() {
@@ -289,13 +347,13 @@ impl Inner {
         }
         let mut id = None;
         if let Some(n) = self.vmas.get(v.end) {
-            if n.anon.is_some() && v.anon_compatible(n) {
+            if n.anon.is_some() && !n.anon_inherited && v.anon_compatible(n) {
                 id = n.anon;
             }
         }
         if id.is_none() && v.start > 0 {
             if let Some(p) = self.vmas.get(v.start - 1) {
-                if p.anon.is_some() && p.anon_compatible(v) {
+                if p.anon.is_some() && !p.anon_inherited && p.anon_compatible(v) {
                     id = p.anon;
                 }
             }

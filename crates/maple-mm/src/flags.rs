@@ -14,6 +14,7 @@ macro_rules! flag_type {
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         pub struct $name($repr);
 
         impl $name {
@@ -170,11 +171,13 @@ flag_type! {
         POPULATE = 0x8000;
         /// `MAP_NONBLOCK`: ignored.
         NONBLOCK = 0x1_0000;
-        /// `MAP_STACK`: ignored (a hint on x86).
+        /// `MAP_STACK`: sets `VM_NOHUGEPAGE` (Linux 6.8, `calc_vm_flag_bits`),
+        /// so that thread stacks are not backed by huge pages.
         STACK = 0x2_0000;
         /// `MAP_HUGETLB`: the model reserves no huge pages, so `ENOMEM`.
         HUGETLB = 0x4_0000;
-        /// `MAP_SYNC`: only valid with `MAP_SHARED_VALIDATE` on DAX files: `EOPNOTSUPP`-like `EINVAL`.
+        /// `MAP_SYNC`: only for DAX files, which the model has none of:
+        /// `EOPNOTSUPP` with `MAP_SHARED_VALIDATE` of a file, ignored otherwise.
         SYNC = 0x8_0000;
         /// `MAP_FIXED_NOREPLACE`: exactly at the address, `EEXIST` if anything is there.
         FIXED_NOREPLACE = 0x10_0000;
@@ -223,22 +226,67 @@ flag_type! {
         MAYSHARE = 0x80;
         /// `VM_GROWSDOWN`: a stack.
         GROWSDOWN = 0x100;
+        /// `VM_PFNMAP`: page frames without `struct page` (`[vvar]`).
+        PFNMAP = 0x400;
         /// `VM_LOCKED`.
         LOCKED = 0x2000;
+        /// `VM_IO`: memory-mapped I/O (`[vvar]`): never dumped, no `MADV_DOFORK`.
+        IO = 0x4000;
         /// `VM_SEQ_READ` (`MADV_SEQUENTIAL`).
         SEQ_READ = 0x8000;
         /// `VM_RAND_READ` (`MADV_RANDOM`).
         RAND_READ = 0x1_0000;
         /// `VM_DONTCOPY` (`MADV_DONTFORK`): not copied into a child at fork.
         DONTCOPY = 0x2_0000;
+        /// `VM_DONTEXPAND`: `mremap` may not grow it (the special mappings).
+        DONTEXPAND = 0x4_0000;
         /// `VM_ACCOUNT`: charged to the commit limit (private writable mappings).
         ACCOUNT = 0x10_0000;
         /// `VM_NORESERVE` (`MAP_NORESERVE`).
         NORESERVE = 0x20_0000;
         /// `VM_WIPEONFORK` (`MADV_WIPEONFORK`): the child gets the mapping empty.
         WIPEONFORK = 0x200_0000;
+        /// `VM_DONTDUMP` (`MADV_DONTDUMP`): left out of core dumps.
+        DONTDUMP = 0x400_0000;
+        /// `VM_MIXEDMAP`: pages with and without `struct page`.
+        MIXEDMAP = 0x1000_0000;
+        /// `VM_HUGEPAGE` (`MADV_HUGEPAGE`).
+        HUGEPAGE = 0x2000_0000;
+        /// `VM_NOHUGEPAGE` (`MADV_NOHUGEPAGE`, `MAP_STACK`).
+        NOHUGEPAGE = 0x4000_0000;
+        /// `VM_MERGEABLE` (`MADV_MERGEABLE`): KSM may merge its pages.
+        MERGEABLE = 0x8000_0000;
     }
 }
+
+/// The two-letter names of `VmFlags:` in `/proc/PID/smaps`
+/// (`show_smap_vma_flags`), for the flags the model knows.
+const SMAPS_NAMES: &[(&str, u64)] = &[
+    ("rd", 0x1),
+    ("wr", 0x2),
+    ("ex", 0x4),
+    ("sh", 0x8),
+    ("mr", 0x10),
+    ("mw", 0x20),
+    ("me", 0x40),
+    ("ms", 0x80),
+    ("gd", 0x100),
+    ("pf", 0x400),
+    ("lo", 0x2000),
+    ("io", 0x4000),
+    ("sr", 0x8000),
+    ("rr", 0x1_0000),
+    ("dc", 0x2_0000),
+    ("de", 0x4_0000),
+    ("ac", 0x10_0000),
+    ("nr", 0x20_0000),
+    ("wf", 0x200_0000),
+    ("dd", 0x400_0000),
+    ("mm", 0x1000_0000),
+    ("hg", 0x2000_0000),
+    ("nh", 0x4000_0000),
+    ("mg", 0x8000_0000),
+];
 
 impl VmFlags {
     /// `VM_ACCESS_FLAGS`: read, write, exec.
@@ -261,6 +309,43 @@ impl VmFlags {
         self.intersects(VmFlags::ACCESS)
     }
 
+    /// `VM_SPECIAL`: `VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP`, the
+    /// flags of mappings that never merge and that `MADV_DODUMP` refuses.
+    pub const SPECIAL: VmFlags = VmFlags(0x4000 | 0x4_0000 | 0x400 | 0x1000_0000);
+
+    /// The flags as the `VmFlags:` line of `/proc/PID/smaps` prints them
+    /// (`show_smap_vma_flags`), e.g. `"rd wr mr mw me ac"`; bits the model
+    /// does not name are left out.
+    ///
+    /// ```
+    /// use maple_mm::VmFlags;
+    /// let f = VmFlags::READ | VmFlags::WRITE | VmFlags::MAY_RWX | VmFlags::ACCOUNT;
+    /// assert_eq!(f.smaps(), "rd wr mr mw me ac");
+    /// assert_eq!(VmFlags::from_smaps("rd wr mr mw me ac"), Ok(f));
+    /// ```
+    pub fn smaps(self) -> String {
+        let words: Vec<&str> = SMAPS_NAMES
+            .iter()
+            .filter(|&&(_, bit)| self.0 & bit != 0)
+            .map(|&(name, _)| name)
+            .collect();
+        words.join(" ")
+    }
+
+    /// Parses the words of a `VmFlags:` line (without the `VmFlags:` label).
+    /// A word the model has no flag for is returned as the error (the
+    /// kernel prints more: `sd`, `mg`, `um`, ...).
+    pub fn from_smaps(words: &str) -> Result<VmFlags, String> {
+        let mut f = VmFlags::EMPTY;
+        for w in words.split_whitespace() {
+            match SMAPS_NAMES.iter().find(|&&(name, _)| name == w) {
+                Some(&(_, bit)) => f.0 |= bit,
+                None => return Err(w.to_string()),
+            }
+        }
+        Ok(f)
+    }
+
     /// `is_cow_mapping`: private and may become writable, so pages are
     /// shared copy-on-write at fork.
     pub fn is_cow(self) -> bool {
@@ -277,36 +362,106 @@ pub enum Advice {
     Random,
     /// `MADV_SEQUENTIAL` (2): sets `VM_SEQ_READ`.
     Sequential,
-    /// `MADV_WILLNEED` (3): a hint; no effect in the model.
+    /// `MADV_WILLNEED` (3): read-ahead into the page cache (`madvise_willneed`);
+    /// nothing the model's page tables show.
     WillNeed,
     /// `MADV_DONTNEED` (4): drops the pages; private anonymous memory reads
-    /// back as zeros, file memory as the file's contents.
+    /// back as zeros, file memory as the file's contents. `EINVAL` on
+    /// `VM_LOCKED` or `VM_PFNMAP` VMAs.
     DontNeed,
+    /// `MADV_FREE` (8): the pages may be reclaimed lazily
+    /// (`madvise_free_single_vma`); only private anonymous VMAs (`EINVAL`
+    /// otherwise). The model has no memory pressure, so the pages stay as
+    /// they are (what a program sees when the kernel did not reclaim them).
+    Free,
+    /// `MADV_REMOVE` (9): punches a hole in the file behind a shared writable
+    /// mapping (`madvise_remove`): the range reads back as zeros in every
+    /// mapping of the file. `EINVAL` without a file or on `VM_LOCKED`,
+    /// `EACCES` unless the VMA is shared and may be written.
+    Remove,
     /// `MADV_DONTFORK` (10): sets `VM_DONTCOPY`.
     DontFork,
-    /// `MADV_DOFORK` (11): clears `VM_DONTCOPY`.
+    /// `MADV_DOFORK` (11): clears `VM_DONTCOPY` (`EINVAL` on `VM_IO`).
     DoFork,
+    /// `MADV_MERGEABLE` (12): sets `VM_MERGEABLE` (`ksm_madvise`), except on
+    /// VMAs KSM cannot handle (shared, `VM_SPECIAL`), which it silently skips.
+    Mergeable,
+    /// `MADV_UNMERGEABLE` (13): clears `VM_MERGEABLE`.
+    Unmergeable,
+    /// `MADV_HUGEPAGE` (14): sets `VM_HUGEPAGE`, clears `VM_NOHUGEPAGE`
+    /// (`hugepage_madvise`).
+    HugePage,
+    /// `MADV_NOHUGEPAGE` (15): sets `VM_NOHUGEPAGE`, clears `VM_HUGEPAGE`.
+    NoHugePage,
+    /// `MADV_DONTDUMP` (16): sets `VM_DONTDUMP`.
+    DontDump,
+    /// `MADV_DODUMP` (17): clears `VM_DONTDUMP`; `EINVAL` on `VM_SPECIAL` VMAs.
+    DoDump,
     /// `MADV_WIPEONFORK` (18): sets `VM_WIPEONFORK` (private anonymous only).
     WipeOnFork,
     /// `MADV_KEEPONFORK` (19): clears `VM_WIPEONFORK`.
     KeepOnFork,
+    /// `MADV_COLD` (20): deactivates the pages (LRU only: no visible effect);
+    /// `EINVAL` on `VM_LOCKED` or `VM_PFNMAP` VMAs (`can_madv_lru_vma`).
+    Cold,
+    /// `MADV_PAGEOUT` (21): reclaims the pages. The model has no swap device
+    /// and does not model reclaim: contents and page tables stay (a program
+    /// reads the same data either way). Errors as [`Cold`](Self::Cold).
+    PageOut,
+    /// `MADV_POPULATE_READ` (22): faults every page in for reading
+    /// (`madvise_populate`); `EINVAL` on a VMA without `VM_READ` or with
+    /// `VM_IO`/`VM_PFNMAP`, `ENOMEM` at a hole.
+    PopulateRead,
+    /// `MADV_POPULATE_WRITE` (23): faults every page in for writing (a
+    /// private VMA gets its anon_vma); `EINVAL` on a VMA without `VM_WRITE`.
+    PopulateWrite,
+    /// `MADV_DONTNEED_LOCKED` (24): [`DontNeed`](Self::DontNeed) that also
+    /// works on `VM_LOCKED` VMAs.
+    DontNeedLocked,
 }
+
+/// Every advice the model implements, in `MADV_*` order.
+const ALL_ADVICE: [Advice; 22] = [
+    Advice::Normal,
+    Advice::Random,
+    Advice::Sequential,
+    Advice::WillNeed,
+    Advice::DontNeed,
+    Advice::Free,
+    Advice::Remove,
+    Advice::DontFork,
+    Advice::DoFork,
+    Advice::Mergeable,
+    Advice::Unmergeable,
+    Advice::HugePage,
+    Advice::NoHugePage,
+    Advice::DontDump,
+    Advice::DoDump,
+    Advice::WipeOnFork,
+    Advice::KeepOnFork,
+    Advice::Cold,
+    Advice::PageOut,
+    Advice::PopulateRead,
+    Advice::PopulateWrite,
+    Advice::DontNeedLocked,
+];
 
 impl Advice {
     /// The advice of a raw `MADV_*` value, if the model implements it.
+    /// [`linux_accepts`](Self::linux_accepts) tells the values Linux
+    /// rejects with `EINVAL` before looking at the range.
     pub fn from_raw(raw: i32) -> Option<Advice> {
-        Some(match raw {
-            0 => Advice::Normal,
-            1 => Advice::Random,
-            2 => Advice::Sequential,
-            3 => Advice::WillNeed,
-            4 => Advice::DontNeed,
-            10 => Advice::DontFork,
-            11 => Advice::DoFork,
-            18 => Advice::WipeOnFork,
-            19 => Advice::KeepOnFork,
-            _ => return None,
-        })
+        ALL_ADVICE.into_iter().find(|a| a.raw() == raw)
+    }
+
+    /// Whether Linux 6.18 (x86-64, the usual configuration: swap, KSM,
+    /// transparent huge pages, memory failure) knows the advice
+    /// (`madvise_behavior_valid`); `madvise` with any other value fails with
+    /// `EINVAL` and changes nothing. Known values the model does not
+    /// implement: `MADV_COLLAPSE` (25), `MADV_HWPOISON` (100), `MADV_SOFT_OFFLINE`
+    /// (101), `MADV_GUARD_INSTALL` (102), `MADV_GUARD_REMOVE` (103).
+    pub fn linux_accepts(raw: i32) -> bool {
+        matches!(raw, 0..=4 | 8..=25 | 100..=103)
     }
 
     /// The raw `MADV_*` value.
@@ -317,10 +472,23 @@ impl Advice {
             Advice::Sequential => 2,
             Advice::WillNeed => 3,
             Advice::DontNeed => 4,
+            Advice::Free => 8,
+            Advice::Remove => 9,
             Advice::DontFork => 10,
             Advice::DoFork => 11,
+            Advice::Mergeable => 12,
+            Advice::Unmergeable => 13,
+            Advice::HugePage => 14,
+            Advice::NoHugePage => 15,
+            Advice::DontDump => 16,
+            Advice::DoDump => 17,
             Advice::WipeOnFork => 18,
             Advice::KeepOnFork => 19,
+            Advice::Cold => 20,
+            Advice::PageOut => 21,
+            Advice::PopulateRead => 22,
+            Advice::PopulateWrite => 23,
+            Advice::DontNeedLocked => 24,
         }
     }
 }
@@ -364,8 +532,28 @@ mod tests {
 
     #[test]
     fn advice_round_trip() {
-        for raw in [0, 1, 2, 3, 4, 10, 11, 18, 19] {
+        for raw in [
+            0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+        ] {
             assert_eq!(Advice::from_raw(raw).map(Advice::raw), Some(raw));
+            assert!(Advice::linux_accepts(raw));
         }
+        for raw in [5, 6, 7, 26, 99, 104, -1] {
+            assert_eq!(Advice::from_raw(raw), None);
+            assert!(!Advice::linux_accepts(raw), "{raw}");
+        }
+    }
+
+    #[test]
+    fn smaps_words_round_trip() {
+        let vvar = VmFlags::READ
+            | VmFlags::MAYREAD
+            | VmFlags::PFNMAP
+            | VmFlags::IO
+            | VmFlags::DONTEXPAND
+            | VmFlags::DONTDUMP;
+        assert_eq!(vvar.smaps(), "rd mr pf io de dd");
+        assert_eq!(VmFlags::from_smaps("rd mr pf io de dd"), Ok(vvar));
+        assert_eq!(VmFlags::from_smaps("rd sd"), Err("sd".to_string()));
     }
 }

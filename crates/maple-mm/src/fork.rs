@@ -6,7 +6,7 @@ use crate::config::PMD_SIZE;
 use crate::error::Errno;
 use crate::flags::VmFlags;
 use crate::memory::Phys;
-use crate::pagetable::{index, ENTRIES, P};
+use crate::pagetable::{index, ENTRIES};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{AnonId, Backing, Vma};
 use maple_tree::{DupError, MapleTree};
@@ -15,13 +15,15 @@ use maple_tree::{DupError, MapleTree};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum TreeStrategy {
     /// `mm-insert`: each VMA inserted into an empty tree, the append fast
-    /// path off (fork before seeds 000 and 002).
+    /// path off (fork before the kernel's `mas_wr_append` fast path and
+    /// `__mt_dup`).
     Insert,
     /// `mm-append`: each VMA stored in order into an empty tree with the
-    /// append fast path of seed 002 (`vma_iter_bulk_store`).
+    /// append fast path (the kernel's `mas_wr_append`, which fork's
+    /// `vma_iter_bulk_store` reached before `__mt_dup`).
     Append,
     /// `mm-dup`: the tree duplicated node by node with a value map
-    /// (`__mt_dup`, seed 000), then the `VM_DONTCOPY` VMAs erased.
+    /// (the kernel's `__mt_dup`), then the `VM_DONTCOPY` VMAs erased.
     #[default]
     Dup,
 }
@@ -58,7 +60,8 @@ pub enum PtStrategy {
     #[default]
     Copy,
     /// `mm-cowpte`: whole PTE tables shared copy-on-write with a table
-    /// reference count (seed 004); a table is copied when either side first
+    /// reference count (the "Introduce Copy-On-Write to Page Table" series
+    /// proposed for Linux); a table is copied when either side first
     /// writes into it or changes it. A table holding pages that the child
     /// must not get (`VM_DONTCOPY`, `VM_WIPEONFORK`, or VMAs whose pages are
     /// not copied) is copied entry by entry instead.
@@ -100,15 +103,20 @@ impl ForkOptions {
 }
 
 /// The child's copy of a VMA (`vm_area_dup` + `anon_vma_fork`): a fresh
-/// anon_vma if the parent's VMA has one, none for `VM_WIPEONFORK` ("a clean
-/// slate in the child").
+/// anon_vma if the parent's VMA has one, chained to the parent's (so the
+/// child's chain is not singular, [`Vma::anon_vma_inherited`]); none for
+/// `VM_WIPEONFORK` ("a clean slate in the child").
 fn child_vma(v: &Vma) -> Vma {
     let anon = if v.flags.contains(VmFlags::WIPEONFORK) {
         None
     } else {
         v.anon.map(|_| AnonId::fresh())
     };
-    Vma { anon, ..v.clone() }
+    Vma {
+        anon,
+        anon_inherited: anon.is_some(),
+        ..v.clone()
+    }
 }
 
 /// `vma_needs_copy`: only VMAs with anonymous pages get their page tables
@@ -121,6 +129,20 @@ fn needs_copy(child: &Vma) -> bool {
 impl AddressSpace {
     /// `fork()` with the default strategies (`mm-dup`, `mm-copy`): the
     /// child's address space. See [`fork_with`](Self::fork_with).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.write(a, b"parent").unwrap();
+    /// let mut child = mm.fork().unwrap();
+    /// child.write(a, b"child!").unwrap(); // copy-on-write: the parent keeps its page
+    /// let mut buf = [0; 6];
+    /// mm.read(a, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"parent");
+    /// child.read(a, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"child!");
+    /// ```
     pub fn fork(&mut self) -> Result<AddressSpace, Errno> {
         self.fork_with(ForkOptions::default())
     }
@@ -131,13 +153,31 @@ impl AddressSpace {
     /// (the parent's private writable entries become read-only). Shared
     /// mappings stay shared.
     ///
-    /// Failure (an injected one, see
-    /// [`Memory::inject_fork_failure`](crate::Memory::inject_fork_failure),
-    /// or the tree's allocator) returns `ENOMEM` after undoing everything
-    /// (seed 001's `undo_dup_mmap`): the half-built child is torn down, so
+    /// Failure (the tree's allocator, or, with the `failpoints` feature, an
+    /// injected one: `Memory::inject_fork_failure`) returns `ENOMEM` after
+    /// undoing everything (the kernel's `undo_dup_mmap`, added with
+    /// `__mt_dup`): the half-built child is torn down, so
     /// no frame, table or VMA leaks and every count is back to its value
     /// before the fork; only write bits the parent lost stay cleared, which
     /// costs at most a spurious fault.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
+    /// let mut parent = AddressSpace::new();
+    /// let a = parent.mmap(0, 512 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// for i in 0..512 {
+    ///     parent.write(a + i * PAGE_SIZE, &[1]).unwrap();
+    /// }
+    /// // Duplicate the VMA tree, share whole page tables copy-on-write.
+    /// let opts = ForkOptions::new(TreeStrategy::Dup, PtStrategy::CowPte);
+    /// let mut child = parent.fork_with(opts).unwrap();
+    /// assert_eq!(child.maps(), parent.maps());
+    /// assert!(child.memory().same(parent.memory()));
+    /// child.write(a, &[2]).unwrap(); // copies the page table, then the page
+    /// let mut b = [0];
+    /// parent.read(a, &mut b).unwrap();
+    /// assert_eq!(b, [1]);
+    /// ```
     pub fn fork_with(&mut self, opts: ForkOptions) -> Result<AddressSpace, Errno> {
         let mut phys = self.mem.lock();
         let inner = self.inner.fork(&mut phys, opts)?;
@@ -161,6 +201,7 @@ impl Inner {
             total_vm: 0,
             start_brk: self.start_brk,
             brk: self.brk,
+            vsyscall: self.vsyscall,
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.
@@ -236,13 +277,13 @@ impl Inner {
             let mut a = s;
             while a < e {
                 let base = a & !(PMD_SIZE - 1);
-                let ce = e.min(base + PMD_SIZE);
+                let part_end = e.min(base + PMD_SIZE);
                 let Some(found) = self.pt.find(phys, a) else {
-                    a = ce;
+                    a = part_end;
                     continue;
                 };
-                if phys.tables.t(found.pt).used == 0 {
-                    a = ce;
+                if phys.tables.table(found.pt).used == 0 {
+                    a = part_end;
                     continue;
                 }
                 if how == PtStrategy::CowPte {
@@ -258,13 +299,15 @@ impl Inner {
                         }
                     };
                     if shared {
-                        a = ce;
+                        a = part_end;
                         continue;
                     }
                 }
                 let dst = child.pt.fork_table(phys, a)?;
-                child.pt.fork_copy_ptes(phys, found.pt, dst, a, ce, cow);
-                a = ce;
+                child
+                    .pt
+                    .fork_copy_ptes(phys, found.pt, dst, a, part_end, cow);
+                a = part_end;
             }
         }
         Ok(())
@@ -286,10 +329,10 @@ impl Inner {
         if s <= base && e >= base + PMD_SIZE {
             return true;
         }
-        let t = phys.tables.t(pt);
+        let t = phys.tables.table(pt);
         let first = ranges.partition_point(|r| r.1 <= base);
         for k in 0..ENTRIES {
-            if t.e[k] & P == 0 && t.e[k] == 0 {
+            if t.entries[k] == 0 {
                 continue;
             }
             let addr = base + ((k as u64) << 12);

@@ -11,8 +11,9 @@
 //!   [`munmap`](AddressSpace::munmap), [`mprotect`](AddressSpace::mprotect),
 //!   [`mremap`](AddressSpace::mremap), [`brk`](AddressSpace::brk) and
 //!   [`madvise`](AddressSpace::madvise); VMAs split at boundaries and merge
-//!   by the kernel's rules; `max_map_count` enforced; every failed call
-//!   changes nothing and nothing panics;
+//!   by the kernel's rules; `max_map_count` enforced; a failed call
+//!   changes only what Linux changes before failing (see below), and
+//!   nothing panics;
 //! - memory accesses, [`read`](AddressSpace::read) and
 //!   [`write`](AddressSpace::write), that fault like the hardware and
 //!   populate on demand: zero-fill (the zero page for reads), file pages
@@ -20,10 +21,70 @@
 //! - [`fork`](AddressSpace::fork_with) with three ways to build the child's
 //!   VMA tree ([`TreeStrategy`]: one by one, append path, `__mt_dup`) and
 //!   two ways to give it page tables ([`PtStrategy`]: copy every entry, or
-//!   share whole PTE tables copy-on-write, seed 004); `VM_DONTCOPY` and
-//!   `VM_WIPEONFORK`; a fork that fails at any of its failure points
-//!   ([`Memory::inject_fork_failure`]) undoes everything (seed 001);
+//!   share whole PTE tables copy-on-write, as the proposed "Copy-On-Write to
+//!   Page Table" series does); `VM_DONTCOPY` and `VM_WIPEONFORK`; a fork
+//!   that fails at any of its failure points undoes everything (the
+//!   kernel's `undo_dup_mmap`);
 //! - accounting ([`MmStats`]) and [`validate`](AddressSpace::validate).
+//!
+//! # The kernel's rules
+//!
+//! The model follows Linux 6.18 on x86-64 (address-space randomization off);
+//! every rule below was checked against that kernel with small C programs,
+//! and each has its own test in `tests/rules.rs` or `tests/errors.rs`:
+//!
+//! - **Placement**: top-down below `mmap_base` with the stack guard gap,
+//!   bottom-up fallback; transparent-huge-page alignment
+//!   (`thp_get_unmapped_area`) of private anonymous mappings without a hint
+//!   whose length is a multiple of 2 MiB (since Linux 6.12; 6.7–6.11 aligned
+//!   every anonymous mapping of at least 2 MiB), of files whose file system
+//!   aligns ([`OpenFile::thp_aligned`]: address ≡ file offset mod 2 MiB
+//!   when the mapped part of the file covers an aligned 2 MiB block), and
+//!   of moving `mremap`s by the same rules.
+//! - **Flags**: `MAP_STACK` sets `VM_NOHUGEPAGE` (6.8+); `VM_ACCOUNT` on
+//!   private writable mappings without `MAP_NORESERVE`, added when
+//!   `mprotect` first makes a private mapping writable, and dropped when it
+//!   makes an anonymous VMA that never had a page non-writable (6.7+); a
+//!   shared mapping of a file open read-only ([`OpenMode`]) has neither
+//!   `VM_SHARED` nor `VM_MAYWRITE`.
+//! - **`madvise`**: flag advice (fork, dump, huge page, read-ahead), page
+//!   advice (`DONTNEED`, `REMOVE`, `POPULATE_*`) and hints (`WILLNEED`,
+//!   `FREE`, `COLD`, `PAGEOUT`), each with the kernel's per-VMA errors
+//!   ([`Advice`]).
+//! - **Merges**: `is_mergeable_vma` and `is_mergeable_anon_vma`: a VMA gets
+//!   its anon_vma on its first write fault ([`Vma::anon_vma`]); two
+//!   anonymous VMAs merge only if their anon_vmas are the same, or one has
+//!   none and the other's chain is singular — not so for a VMA inherited at
+//!   fork with pages ([`Vma::anon_vma_inherited`]), so a new mapping next to
+//!   it in the child stays a VMA of its own. Special mappings never merge.
+//! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
+//!   `[vsyscall]` gate page with the kernel's flags
+//!   ([`AddressSpace::map_special`]); they cannot be split (`EINVAL`) nor
+//!   grown (`EFAULT`).
+//! - **Failing calls**: errnos in the kernel's order of checks, and the
+//!   kernel's partial effects: `mprotect` changes the VMAs before a hole
+//!   or a refusing VMA and then fails; `madvise` advises every mapped part
+//!   of a range with holes and then fails with `ENOMEM`; the other calls
+//!   change nothing when they fail.
+//!
+//! # What the model assumes
+//!
+//! A system call trace does not show page faults, memory pressure or the
+//! system's settings; where those matter the model assumes:
+//! - **Faults happen when the model's user accesses memory**
+//!   ([`read`](AddressSpace::read), [`write`](AddressSpace::write),
+//!   `MAP_POPULATE`, `MADV_POPULATE_*`). Whether a VMA has an anon_vma —
+//!   which decides merges and the `VM_ACCOUNT` drop — depends on them: a
+//!   replay of a trace must write to the VMAs the program wrote to (a
+//!   private writable VMA of a running program usually has been written),
+//!   or say so with [`AddressSpace::anon_vma_prepare`].
+//! - **No memory pressure and no swap**: `MADV_FREE`, `MADV_COLD` and
+//!   `MADV_PAGEOUT` leave the pages as they are (what a program reads when
+//!   the kernel did not reclaim them).
+//! - **Transparent huge pages compiled in** (placement aligns whatever
+//!   `/sys/kernel/mm/transparent_hugepage/enabled` says), **shmem huge pages
+//!   off** (`shmem_enabled=never`: shared anonymous memory is not aligned),
+//!   and each file's placement rule as its [`OpenFile`] says.
 //!
 //! Physical memory ([`Memory`]: frames with reference counts and 4 KiB of
 //! contents each, page-table pages, page cache) is shared by the spaces
@@ -42,6 +103,13 @@
 //! let child = mm.fork().unwrap();
 //! assert!(child.vma_at(a).is_none());                    // a gap in the child
 //! ```
+//!
+//! # Features
+//!
+//! * `failpoints` (off by default, for tests): `Memory::inject_fork_failure`
+//!   makes a chosen failure point of fork fail with `ENOMEM`, and maple-tree's
+//!   `failpoints` makes its node allocator fail, to check that a failed fork
+//!   undoes everything. Without the feature a failure point costs nothing.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -54,6 +122,8 @@ mod fault;
 mod flags;
 mod fork;
 mod frames;
+#[cfg(feature = "serde")]
+mod layout;
 mod madvise;
 mod memory;
 mod mmap;
@@ -62,7 +132,9 @@ mod mremap;
 mod pagecache;
 mod pagetable;
 mod placement;
+mod range;
 mod space;
+mod special;
 mod vma;
 
 pub mod bench;
@@ -74,10 +146,16 @@ pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
 pub use space::{AddressSpace, MmStats};
-pub use vma::{AnonId, Backing, FileId, ShmId, Vma};
+pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 
 /// The examples of the repository's README.md, compiled and run as doctests
 /// so that the README stays true.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of this crate's README.md, compiled and run as doctests so
+/// that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

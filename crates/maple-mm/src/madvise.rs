@@ -1,37 +1,119 @@
-//! `madvise`: the fork advice (`DONTFORK`/`DOFORK`, `WIPEONFORK`/
-//! `KEEPONFORK`), `DONTNEED`, and the read-ahead hints that are VMA flags.
+//! `madvise`: advice that sets or clears VMA flags (fork, dump, huge-page
+//! and read-ahead advice), advice that acts on pages (`DONTNEED`, `REMOVE`,
+//! `POPULATE_*`), and hints the model validates but that change nothing a
+//! program can see in it (`WILLNEED`, `FREE`, `COLD`, `PAGEOUT`).
 
-use crate::config::{offset_in_page, page_align};
+use crate::config::{PAGE_SHIFT, PAGE_SIZE};
 use crate::error::Errno;
 use crate::flags::{Advice, VmFlags};
 use crate::memory::Phys;
+use crate::pagecache::Obj;
+use crate::range::{page_range, AtHole};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, Vma};
 
 impl AddressSpace {
     /// `madvise(addr, len, advice)`.
     ///
-    /// Linux rules (`do_madvise`, `madvise_vma_behavior`):
+    /// Linux rules (`do_madvise`, `madvise_walk_vmas`,
+    /// `madvise_vma_behavior`, 6.18):
     /// - `addr` not page aligned → `EINVAL`; `len` rounded up to pages, a
     ///   length that rounds to zero or a range that wraps → `EINVAL`; an
-    ///   empty range → success;
-    /// - a hole in the range → `ENOMEM`;
-    /// - `DONTFORK` / `DOFORK` set / clear `VM_DONTCOPY`; `WIPEONFORK` /
-    ///   `KEEPONFORK` set / clear `VM_WIPEONFORK`, which only private
-    ///   anonymous VMAs may have (`EINVAL`); `RANDOM` / `SEQUENTIAL` /
-    ///   `NORMAL` set the read-ahead flags. VMAs are split at the range's
-    ///   ends (`ENOMEM` at `max_map_count`) and merged like `mprotect`'s;
-    /// - `DONTNEED` drops every page of the range (`zap_page_range_single`),
-    ///   not on `VM_LOCKED` VMAs (`EINVAL`); private anonymous memory then
-    ///   reads as zeros, file memory as the file, shared memory unchanged;
-    /// - `WILLNEED` does nothing in the model.
+    ///   empty range → success (an advice value Linux does not know is
+    ///   `EINVAL` before all this: [`Advice::linux_accepts`]);
+    /// - the advice is applied VMA by VMA; a hole in the range does not stop
+    ///   it: every mapped part gets the advice, then the call fails with
+    ///   `ENOMEM`. A VMA that refuses the advice ends the call with its
+    ///   error, the VMAs before it keeping the advice;
+    /// - flag advice (see [`Advice`]) splits VMAs at the range's ends (each
+    ///   split needs `map_count < max_map_count`, `ENOMEM`) and merges them
+    ///   with compatible neighbours, like `mprotect`; a VMA whose flags do
+    ///   not change is left alone. `WIPEONFORK` needs private anonymous
+    ///   memory, `DOFORK` refuses `VM_IO`, `DODUMP` refuses `VM_SPECIAL`
+    ///   (`EINVAL`);
+    /// - `DONTNEED` drops every page of the range (`zap_page_range_single`;
+    ///   `EINVAL` on `VM_LOCKED` or `VM_PFNMAP`): private anonymous memory
+    ///   then reads as zeros, file memory as the file, shared memory
+    ///   unchanged; `REMOVE` punches a hole in the file of a shared writable
+    ///   mapping; `POPULATE_READ`/`POPULATE_WRITE` fault every page in and
+    ///   stop at the first hole (`ENOMEM`) or refusing VMA (`EINVAL`);
+    /// - `WILLNEED`, `FREE`, `COLD`, `PAGEOUT` check their VMAs and change
+    ///   nothing the model shows (no reclaim, no swap in the model).
     ///
-    /// Deviation: Linux applies the advice to the mapped parts of a range
-    /// with holes and then returns `ENOMEM`; the model changes nothing.
+    /// ```
+    /// use maple_mm::{AddressSpace, Advice, MapFlags, Prot, VmFlags, Errno};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 4 << 12, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.madvise(a + 4096, 4096, Advice::HugePage).unwrap();      // split in three
+    /// assert!(mm.vma_at(a + 4096).unwrap().flags().contains(VmFlags::HUGEPAGE));
+    /// assert_eq!(mm.map_count(), 3);
+    /// mm.munmap(a + 3 * 4096, 4096).unwrap();
+    /// // a hole: the mapped part is advised, then ENOMEM
+    /// assert_eq!(mm.madvise(a, 5 << 12, Advice::HugePage), Err(Errno::ENOMEM));
+    /// assert_eq!(mm.map_count(), 1);
+    /// ```
     pub fn madvise(&mut self, addr: u64, len: u64, advice: Advice) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.madvise(&mut phys, addr, len, advice)
     }
+
+    /// `madvise` with a raw `MADV_*` value, as a system call trace shows it:
+    /// `EINVAL` for a value Linux does not know; `None` for one Linux knows
+    /// but the model does not implement (see [`Advice::linux_accepts`]),
+    /// without touching anything.
+    pub fn madvise_raw(&mut self, addr: u64, len: u64, advice: i32) -> Option<Result<(), Errno>> {
+        match Advice::from_raw(advice) {
+            Some(a) => Some(self.madvise(addr, len, a)),
+            None if !Advice::linux_accepts(advice) => Some(Err(Errno::EINVAL)),
+            None => None,
+        }
+    }
+}
+
+/// The new flags of a VMA under flag advice, or the error the kernel gives
+/// for that VMA (`madvise_vma_behavior`).
+fn advised_flags(v: &Vma, advice: Advice) -> Result<VmFlags, Errno> {
+    let f = v.flags;
+    Ok(match advice {
+        Advice::Normal => f.without(VmFlags::SEQ_READ | VmFlags::RAND_READ),
+        Advice::Random => f.without(VmFlags::SEQ_READ) | VmFlags::RAND_READ,
+        Advice::Sequential => f.without(VmFlags::RAND_READ) | VmFlags::SEQ_READ,
+        Advice::DontFork => f | VmFlags::DONTCOPY,
+        Advice::DoFork => {
+            if f.contains(VmFlags::IO) {
+                return Err(Errno::EINVAL);
+            }
+            f.without(VmFlags::DONTCOPY)
+        }
+        Advice::WipeOnFork => {
+            // vm_file (a file or a shmem object) or VM_SHARED: EINVAL.
+            if matches!(v.backing, Backing::File(_) | Backing::Shm(_)) || v.is_shared() {
+                return Err(Errno::EINVAL);
+            }
+            f | VmFlags::WIPEONFORK
+        }
+        Advice::KeepOnFork => f.without(VmFlags::WIPEONFORK),
+        Advice::DontDump => f | VmFlags::DONTDUMP,
+        Advice::DoDump => {
+            if f.intersects(VmFlags::SPECIAL) {
+                return Err(Errno::EINVAL);
+            }
+            f.without(VmFlags::DONTDUMP)
+        }
+        Advice::Mergeable => {
+            // vma_ksm_compatible
+            let incompatible = VmFlags::SHARED | VmFlags::MAYSHARE | VmFlags::SPECIAL;
+            if f.intersects(incompatible) {
+                f
+            } else {
+                f | VmFlags::MERGEABLE
+            }
+        }
+        Advice::Unmergeable => f.without(VmFlags::MERGEABLE),
+        Advice::HugePage => f.without(VmFlags::NOHUGEPAGE) | VmFlags::HUGEPAGE,
+        Advice::NoHugePage => f.without(VmFlags::HUGEPAGE) | VmFlags::NOHUGEPAGE,
+        _ => f,
+    })
 }
 
 impl Inner {
@@ -39,71 +121,135 @@ impl Inner {
         &mut self,
         phys: &mut Phys,
         start: u64,
-        len_in: u64,
+        len: u64,
         advice: Advice,
     ) -> Result<(), Errno> {
-        if offset_in_page(start) != 0 {
-            return Err(Errno::EINVAL);
-        }
-        let len = page_align(len_in).unwrap_or(0);
-        if len_in != 0 && len == 0 {
-            return Err(Errno::EINVAL);
-        }
-        let end = start.checked_add(len).ok_or(Errno::EINVAL)?;
-        if end == start {
+        let Some((start, end)) = page_range(start, len, Errno::EINVAL)? else {
             return Ok(());
-        }
-        if !self.covered(start, end) {
-            return Err(Errno::ENOMEM);
-        }
-        let set = |flags: VmFlags| -> VmFlags {
-            match advice {
-                Advice::DontFork => flags | VmFlags::DONTCOPY,
-                Advice::DoFork => flags.without(VmFlags::DONTCOPY),
-                Advice::WipeOnFork => flags | VmFlags::WIPEONFORK,
-                Advice::KeepOnFork => flags.without(VmFlags::WIPEONFORK),
-                Advice::Normal => flags.without(VmFlags::SEQ_READ | VmFlags::RAND_READ),
-                Advice::Random => flags.without(VmFlags::SEQ_READ) | VmFlags::RAND_READ,
-                Advice::Sequential => flags.without(VmFlags::RAND_READ) | VmFlags::SEQ_READ,
-                Advice::WillNeed | Advice::DontNeed => flags,
-            }
         };
         match advice {
+            Advice::PopulateRead | Advice::PopulateWrite => {
+                let write = advice == Advice::PopulateWrite;
+                self.walk_range(phys, start, end, AtHole::Stop, &mut |mm, phys, v, s, e| {
+                    mm.populate(phys, v, s, e, write)
+                })
+            }
+            _ => self.walk_range(phys, start, end, AtHole::Skip, &mut |mm, phys, v, s, e| {
+                mm.advise_vma(phys, v, s, e, advice)
+            }),
+        }
+    }
+
+    /// The advice on the part `start..end` of `vma`.
+    fn advise_vma(
+        &mut self,
+        phys: &mut Phys,
+        vma: &Vma,
+        start: u64,
+        end: u64,
+        advice: Advice,
+    ) -> Result<(), Errno> {
+        let flags = vma.flags;
+        match advice {
             Advice::WillNeed => Ok(()),
-            Advice::DontNeed => {
-                if self
-                    .vmas
-                    .range(start..end)
-                    .any(|(_, v)| v.flags.contains(VmFlags::LOCKED))
-                {
+            Advice::DontNeed | Advice::DontNeedLocked | Advice::Free => {
+                // madvise_dontneed_free_valid_vma
+                let mut forbidden = VmFlags::PFNMAP;
+                if advice != Advice::DontNeedLocked {
+                    forbidden |= VmFlags::LOCKED;
+                }
+                if flags.intersects(forbidden) {
                     return Err(Errno::EINVAL);
+                }
+                if advice == Advice::Free {
+                    // madvise_free_single_vma: private anonymous only; the
+                    // pages stay until reclaim, which the model never does.
+                    return if vma.is_anonymous() {
+                        Ok(())
+                    } else {
+                        Err(Errno::EINVAL)
+                    };
                 }
                 self.pt.zap(phys, start, end);
                 Ok(())
             }
-            _ => {
-                let plan = self.plan(
-                    start,
-                    end,
-                    &mut |v: &Vma| {
-                        if advice == Advice::WipeOnFork
-                            && (v.backing != Backing::Anon || v.is_shared())
-                        {
-                            return Err(Errno::EINVAL);
-                        }
-                        Ok(Some(Vma {
-                            flags: set(v.flags),
-                            ..v.clone()
-                        }))
-                    },
-                    None,
-                )?;
-                if plan.cuts > 0 && self.vmas.len() + plan.cuts > self.cfg.max_map_count {
-                    return Err(Errno::ENOMEM);
+            Advice::Cold | Advice::PageOut => {
+                // can_madv_lru_vma
+                if flags.intersects(VmFlags::LOCKED | VmFlags::PFNMAP) {
+                    Err(Errno::EINVAL)
+                } else {
+                    Ok(())
                 }
-                self.commit(phys, plan);
-                Ok(())
+            }
+            Advice::Remove => self.remove_range(phys, vma, start, end),
+            Advice::PopulateRead | Advice::PopulateWrite => {
+                unreachable!("populate advice walks the range itself")
+            }
+            _ => {
+                let new_flags = advised_flags(vma, advice)?;
+                self.modify_part(phys, start, end, &mut |v: &Vma| Vma {
+                    flags: new_flags,
+                    ..v.clone()
+                })
             }
         }
+    }
+
+    /// `madvise_remove`: punches a hole in the object behind a shared
+    /// writable mapping (`vfs_fallocate(FALLOC_FL_PUNCH_HOLE)`): this
+    /// space's entries of the range go, and the object's pages read back as
+    /// zeros in every mapping (a page nobody else maps is freed; one that is
+    /// still mapped elsewhere is zeroed in place, where the kernel would
+    /// unmap it everywhere and fault a fresh zero page in later).
+    fn remove_range(
+        &mut self,
+        phys: &mut Phys,
+        vma: &Vma,
+        start: u64,
+        end: u64,
+    ) -> Result<(), Errno> {
+        if vma.flags.contains(VmFlags::LOCKED) {
+            return Err(Errno::EINVAL);
+        }
+        let obj = match vma.backing {
+            Backing::File(_) | Backing::Shm(_) => Obj::of(vma.backing),
+            Backing::Anon | Backing::Special(_) => None,
+        };
+        let Some(obj) = obj else {
+            return Err(Errno::EINVAL);
+        };
+        if !vma.flags.contains(VmFlags::SHARED | VmFlags::MAYWRITE) {
+            return Err(Errno::EACCES);
+        }
+        self.pt.zap(phys, start, end);
+        let first = vma.pgoff_of(start);
+        let pages = (end - start) >> PAGE_SHIFT;
+        let Phys { cache, frames, .. } = phys;
+        cache.punch_hole(frames, obj, first, first + pages);
+        Ok(())
+    }
+
+    /// `MADV_POPULATE_READ` / `MADV_POPULATE_WRITE` on the part `start..end`
+    /// of `vma` (`madvise_populate`, `faultin_page_range`): the VMA must
+    /// allow the access and not be `VM_IO`/`VM_PFNMAP` (`EINVAL`, from
+    /// `check_vma_flags`); then every page is faulted in as an access would.
+    fn populate(
+        &mut self,
+        phys: &mut Phys,
+        vma: &Vma,
+        start: u64,
+        end: u64,
+        write: bool,
+    ) -> Result<(), Errno> {
+        let needed = if write { VmFlags::WRITE } else { VmFlags::READ };
+        if vma.flags.intersects(VmFlags::IO | VmFlags::PFNMAP) || !vma.flags.contains(needed) {
+            return Err(Errno::EINVAL);
+        }
+        let mut page = start;
+        while page < end {
+            self.populate_page(phys, page, write);
+            page += PAGE_SIZE;
+        }
+        Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! Physical memory: the frames, the page-table pages and the page cache
 //! that the address spaces forked from one another share, plus the failure
-//! injection of fork.
+//! injection of fork (feature `failpoints`).
 
 use crate::check::CheckError;
 use crate::error::Errno;
@@ -12,15 +12,19 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Failure points: a counter every failure point of fork passes, and the
-/// number of the one that must fail.
+/// number of the one that must fail. Without the `failpoints` feature it is
+/// empty and a failure point never fails, at no cost.
 #[derive(Default)]
 pub(crate) struct FailPoints {
+    #[cfg(feature = "failpoints")]
     passed: u64,
+    #[cfg(feature = "failpoints")]
     fail_at: Option<u64>,
 }
 
 impl FailPoints {
     /// Passes one failure point: `ENOMEM` if it is the chosen one (once).
+    #[cfg(feature = "failpoints")]
     #[inline]
     pub(crate) fn hit(&mut self) -> Result<(), Errno> {
         let n = self.passed;
@@ -29,6 +33,13 @@ impl FailPoints {
             self.fail_at = None;
             return Err(Errno::ENOMEM);
         }
+        Ok(())
+    }
+
+    /// Passes one failure point: never fails (no `failpoints` feature).
+    #[cfg(not(feature = "failpoints"))]
+    #[inline(always)]
+    pub(crate) fn hit(&mut self) -> Result<(), Errno> {
         Ok(())
     }
 }
@@ -139,21 +150,35 @@ impl Memory {
         p.cache.read_file(&p.frames, file, offset, out);
     }
 
+    #[cfg(feature = "failpoints")]
     /// Makes failure point number `n` (0-based, counted from now) of the
     /// coming forks fail with `ENOMEM`. Fork passes one failure point before
     /// each VMA it copies, one before each page-table page it allocates, one
     /// for the PGD and one at the very end (the kernel's `arch_dup_mmap`).
+    ///
+    /// Only with the `failpoints` feature, for tests.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot};
+    /// let mut mm = AddressSpace::new();
+    /// mm.mmap(0, 4096, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.memory().inject_fork_failure(0);
+    /// assert_eq!(mm.fork().unwrap_err(), Errno::ENOMEM);
+    /// assert!(mm.fork().is_ok()); // the injected failure fired once
+    /// ```
     pub fn inject_fork_failure(&self, n: u64) {
         let mut p = self.lock();
         let at = p.fail.passed + n;
         p.fail.fail_at = Some(at);
     }
 
+    #[cfg(feature = "failpoints")]
     /// Cancels an injected failure that has not fired.
     pub fn clear_fork_failure(&self) {
         self.lock().fail.fail_at = None;
     }
 
+    #[cfg(feature = "failpoints")]
     /// Failure points passed so far (the difference around a fork tells how
     /// many that fork has).
     pub fn failure_points_passed(&self) -> u64 {

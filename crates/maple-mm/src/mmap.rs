@@ -4,40 +4,62 @@ use crate::config::{offset_in_page, page_align, PAGE_SHIFT, PAGE_SIZE};
 use crate::error::Errno;
 use crate::flags::{MapFlags, Prot, VmFlags};
 use crate::memory::Phys;
+use crate::placement::thp_offset;
 use crate::space::{AddressSpace, Inner};
-use crate::vma::{Backing, FileId, Vma};
+use crate::vma::{Backing, FileId, OpenFile, Vma};
 
 impl AddressSpace {
     /// `mmap(addr, len, prot, flags, fd, offset)`: maps `len` bytes and
     /// returns the address. `file` is the file of a file mapping (ignored
-    /// with `MAP_ANONYMOUS`, as the fd is by Linux).
+    /// with `MAP_ANONYMOUS`, as the fd is by Linux), taken as opened
+    /// read-write on a file system that does not align mappings; see
+    /// [`mmap_file`](Self::mmap_file) for other files.
     ///
-    /// Linux rules followed, in order:
+    /// Linux rules followed, in order (`ksys_mmap_pgoff`, `do_mmap`,
+    /// `mmap_region`):
     /// - the offset must be page aligned (`EINVAL`, `sys_mmap`); a file
     ///   mapping needs a file (`EBADF`); `MAP_HUGETLB` finds no huge page
     ///   reserved (`ENOMEM`);
     /// - `len == 0` → `EINVAL`; a non-fixed hint below `mmap_min_addr` is
     ///   raised to it (`round_hint_to_min`); `len` is rounded up to pages
-    ///   (`ENOMEM` on overflow); offset + length overflowing → `EOVERFLOW`
-    ///   (and, for a file, past `MAX_LFS_FILESIZE`, `file_mmap_ok`);
-    ///   `map_count > max_map_count` → `ENOMEM` (`do_mmap`);
-    /// - placement (`get_unmapped_area`): top-down below
-    ///   `mmap_base` with the stack guard gap, hint honoured if free,
-    ///   `MAP_FIXED` taken as is (page aligned or `EINVAL`, not below
-    ///   `mmap_min_addr` or `EPERM`), `MAP_FIXED_NOREPLACE` → `EEXIST` if
-    ///   anything is mapped there;
+    ///   (`ENOMEM` on overflow); offset + length overflowing → `EOVERFLOW`;
+    ///   `map_count > max_map_count` → `ENOMEM`;
+    /// - placement (`get_unmapped_area`): top-down below `mmap_base` with
+    ///   the stack guard gap, hint honoured if free, transparent-huge-page
+    ///   alignment of private anonymous mappings without a hint whose length
+    ///   is a multiple of 2 MiB and of files whose file system asks for it
+    ///   (see [`OpenFile::thp_aligned`]); `MAP_FIXED` taken as is (page
+    ///   aligned or `EINVAL`, not below `mmap_min_addr` or `EPERM`);
+    ///   `MAP_FIXED_NOREPLACE` → `EEXIST` if anything is mapped there;
+    /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` or
-    ///   `MAP_PRIVATE` (`EINVAL`); shared anonymous memory may not grow
-    ///   down (`EINVAL`) and starts at offset 0; private anonymous memory
-    ///   gets offset `addr >> PAGE_SHIFT`;
-    /// - flags: `VM_MAY{READ,WRITE,EXEC}` always, `VM_SHARED | VM_MAYSHARE`
-    ///   for shared, `VM_ACCOUNT` for private writable without
-    ///   `MAP_NORESERVE` (`accountable_mapping`);
+    ///   `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
+    ///   `MAP_SYNC` and `MAP_FIXED_NOREPLACE` (`EOPNOTSUPP`); the file must be open for reading
+    ///   (`EACCES`); `MAP_SHARED` with `PROT_WRITE` needs it open for
+    ///   writing (`EACCES`), and a shared mapping of a file open read-only
+    ///   gets neither `VM_SHARED` nor `VM_MAYWRITE`; file mappings and shared
+    ///   anonymous memory may not grow down (`EINVAL`); shared anonymous
+    ///   memory starts at offset 0, private anonymous memory gets offset
+    ///   `addr >> PAGE_SHIFT`;
+    /// - flags: `VM_MAY{READ,WRITE,EXEC}`, `VM_SHARED | VM_MAYSHARE` for
+    ///   shared, `VM_GROWSDOWN`, `VM_LOCKED`, `VM_NOHUGEPAGE` for
+    ///   `MAP_STACK` (Linux 6.8+), `VM_NORESERVE`, and `VM_ACCOUNT` for
+    ///   private writable mappings without `MAP_NORESERVE`
+    ///   (`accountable_mapping`);
     /// - `mmap_region`: what the new range covers is unmapped first (the
     ///   split check of `munmap` applies), then the new VMA merges with
     ///   compatible neighbours (`vma_merge_new_range`);
     /// - `MAP_POPULATE` faults every page in (write faults for private
     ///   writable mappings, `populate_vma_page_range`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, PMD_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let small = mm.mmap(0, 4096, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert_eq!(small, mm.config().mmap_base - 4096);      // top-down
+    /// let huge = mm.mmap(0, 2 * PMD_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// assert_eq!(huge % PMD_SIZE, 0);                       // THP aligned
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn mmap(
         &mut self,
@@ -49,8 +71,33 @@ impl AddressSpace {
         offset: u64,
     ) -> Result<u64, Errno> {
         let mut phys = self.mem.lock();
+        self.inner.mmap(
+            &mut phys,
+            addr,
+            len,
+            prot,
+            flags,
+            file.map(OpenFile::new),
+            offset,
+        )
+    }
+
+    /// [`mmap`](Self::mmap) of an [`OpenFile`]: the file with its open mode
+    /// and its file system's placement rule (with `MAP_ANONYMOUS` the file
+    /// is ignored, as the fd is by Linux).
+    #[allow(clippy::too_many_arguments)]
+    pub fn mmap_file(
+        &mut self,
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        flags: MapFlags,
+        file: OpenFile,
+        offset: u64,
+    ) -> Result<u64, Errno> {
+        let mut phys = self.mem.lock();
         self.inner
-            .mmap(&mut phys, addr, len, prot, flags, file, offset)
+            .mmap(&mut phys, addr, len, prot, flags, Some(file), offset)
     }
 
     /// `munmap(addr, len)`: unmaps every page of the range; unmapping
@@ -61,6 +108,17 @@ impl AddressSpace {
     /// zero → `EINVAL`; punching a hole into one VMA needs
     /// `map_count < max_map_count` (`ENOMEM`, `do_vmi_align_munmap`). Page
     /// tables no VMA needs any more are freed (`free_pgtables`).
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 3 * PAGE_SIZE, Prot::RW, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.munmap(a + PAGE_SIZE, PAGE_SIZE).unwrap(); // punches a hole: two VMAs
+    /// assert_eq!(mm.map_count(), 2);
+    /// assert!(mm.vma_at(a + PAGE_SIZE).is_none());
+    /// assert_eq!(mm.munmap(a + 1, PAGE_SIZE), Err(Errno::EINVAL)); // not page aligned
+    /// mm.munmap(a - PAGE_SIZE, PAGE_SIZE).unwrap(); // nothing mapped there: fine
+    /// ```
     pub fn munmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.munmap(&mut phys, addr, len)
@@ -76,7 +134,7 @@ impl Inner {
         len: u64,
         prot: Prot,
         flags: MapFlags,
-        file: Option<FileId>,
+        file: Option<OpenFile>,
         offset: u64,
     ) -> Result<u64, Errno> {
         if offset_in_page(offset) != 0 {
@@ -110,7 +168,10 @@ impl Inner {
         if self.vmas.len() > self.cfg.max_map_count {
             return Err(Errno::ENOMEM);
         }
-        let addr = self.get_unmapped_area(addr, len, fixed)?;
+        let sharing = flags & MapFlags::TYPE;
+        let shared = sharing == MapFlags::SHARED || sharing == MapFlags::SHARED_VALIDATE;
+        let thp = thp_offset(file, shared, addr, len, pgoff);
+        let addr = self.get_unmapped_area_thp(addr, len, fixed, thp)?;
         let end = addr + len;
         if flags.contains(MapFlags::FIXED_NOREPLACE) && self.vmas.range(addr..end).next().is_some()
         {
@@ -125,35 +186,50 @@ impl Inner {
         }
 
         let mut vmf = VmFlags::from_prot(prot) | VmFlags::MAY_RWX;
-        if flags.contains(MapFlags::GROWSDOWN) {
-            vmf |= VmFlags::GROWSDOWN;
+        vmf.set(VmFlags::GROWSDOWN, flags.contains(MapFlags::GROWSDOWN));
+        vmf.set(VmFlags::LOCKED, flags.contains(MapFlags::LOCKED));
+        // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks.
+        vmf.set(VmFlags::NOHUGEPAGE, flags.contains(MapFlags::STACK));
+        if !shared && sharing != MapFlags::PRIVATE {
+            return Err(Errno::EINVAL);
         }
-        if flags.contains(MapFlags::LOCKED) {
-            vmf |= VmFlags::LOCKED;
-        }
-        let ty = (flags & MapFlags::TYPE).bits();
-        let (backing, pgoff) = match ty {
-            0x01 | 0x03 => {
-                vmf |= VmFlags::SHARED | VmFlags::MAYSHARE;
-                match file {
-                    Some(f) => (Backing::File(f), pgoff),
-                    None => {
-                        if vmf.contains(VmFlags::GROWSDOWN) {
-                            return Err(Errno::EINVAL);
-                        }
-                        (Backing::Shm(phys.cache.new_shm()), 0)
+        let (backing, pgoff) = match file {
+            Some(f) => {
+                // do_mmap: MAP_SHARED_VALIDATE checks the flags against
+                // LEGACY_MAP_MASK and what the file supports (no MAP_SYNC:
+                // no DAX file in the model).
+                if sharing == MapFlags::SHARED_VALIDATE
+                    && flags.intersects(MapFlags::SYNC | MapFlags::FIXED_NOREPLACE)
+                {
+                    return Err(Errno::EOPNOTSUPP);
+                }
+                if shared {
+                    if prot.contains(Prot::WRITE) && !f.writable() {
+                        return Err(Errno::EACCES);
+                    }
+                    vmf |= VmFlags::SHARED | VmFlags::MAYSHARE;
+                    if !f.writable() {
+                        vmf = vmf.without(VmFlags::MAYWRITE | VmFlags::SHARED);
                     }
                 }
+                if !f.readable() {
+                    return Err(Errno::EACCES);
+                }
+                if vmf.contains(VmFlags::GROWSDOWN) {
+                    return Err(Errno::EINVAL);
+                }
+                (Backing::File(f.id), pgoff)
             }
-            0x02 => match file {
-                Some(f) => (Backing::File(f), pgoff),
-                None => (Backing::Anon, addr >> PAGE_SHIFT),
-            },
-            _ => return Err(Errno::EINVAL),
+            None if shared => {
+                if vmf.contains(VmFlags::GROWSDOWN) {
+                    return Err(Errno::EINVAL);
+                }
+                vmf |= VmFlags::SHARED | VmFlags::MAYSHARE;
+                (Backing::Shm(phys.cache.new_shm()), 0)
+            }
+            None => (Backing::Anon, addr >> PAGE_SHIFT),
         };
-        if flags.contains(MapFlags::NORESERVE) {
-            vmf |= VmFlags::NORESERVE;
-        }
+        vmf.set(VmFlags::NORESERVE, flags.contains(MapFlags::NORESERVE));
         if vmf & (VmFlags::NORESERVE | VmFlags::SHARED | VmFlags::WRITE) == VmFlags::WRITE {
             vmf |= VmFlags::ACCOUNT;
         }
@@ -163,7 +239,9 @@ impl Inner {
             flags: vmf,
             pgoff,
             backing,
+            vm_file: file,
             anon: None,
+            anon_inherited: false,
         };
         let plan = self.plan(addr, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {

@@ -1,9 +1,9 @@
 //! `mprotect`.
 
-use crate::config::{offset_in_page, page_align};
 use crate::error::Errno;
 use crate::flags::{Prot, VmFlags};
 use crate::memory::Phys;
+use crate::range::{page_range, AtHole};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::Vma;
 
@@ -11,25 +11,35 @@ impl AddressSpace {
     /// `mprotect(addr, len, prot)`: changes the protection of every page of
     /// the range.
     ///
-    /// Linux rules (`do_mprotect_pkey`, `mprotect_fixup`):
+    /// Linux rules (`do_mprotect_pkey`, `mprotect_fixup`, 6.18):
     /// - `PROT_GROWSDOWN | PROT_GROWSUP` together → `EINVAL`; `addr` not page
     ///   aligned → `EINVAL`; `len == 0` → success; the rounded end wrapping
     ///   → `ENOMEM`; bits other than read, write, exec, sem → `EINVAL`;
     ///   `PROT_GROWSUP` → `EINVAL` (x86 has no grows-up VMAs);
     /// - no VMA at `addr` → `ENOMEM`; with `PROT_GROWSDOWN` the change
     ///   starts at the VMA's start, which must grow down (`EINVAL`);
-    /// - a hole anywhere in the range → `ENOMEM`;
-    /// - a protection the VMA may not have (`VM_MAY*`) → `EACCES`;
+    /// - then VMA by VMA, in address order: a protection the VMA may not
+    ///   have (`VM_MAY*`) → `EACCES`; a hole → `ENOMEM`; a split at
+    ///   `max_map_count` → `ENOMEM`. The VMAs before the failure keep their
+    ///   new protection, as in Linux;
     /// - making a private mapping writable for the first time adds
-    ///   `VM_ACCOUNT` (never removed again);
+    ///   `VM_ACCOUNT`; making a private anonymous VMA that has no anon_vma
+    ///   yet (never written) non-writable drops it again (Linux 6.7+);
     /// - a VMA whose flags do not change is left alone; the others are split
-    ///   at the range's ends (each split needs `map_count < max_map_count`,
-    ///   `ENOMEM`) and merged with compatible neighbours;
+    ///   at the range's ends and merged with compatible neighbours;
     /// - removing write clears the write bit of every page-table entry of
     ///   the range (`change_protection`), so a later write faults.
     ///
-    /// Deviation: Linux may change the VMAs before a hole and then return
-    /// `ENOMEM`; the model checks the whole range first and changes nothing.
+    /// ```
+    /// use maple_mm::{AddressSpace, MapFlags, Prot, Errno};
+    /// let mut mm = AddressSpace::new();
+    /// let a = mm.mmap(0, 3 << 12, Prot::READ, MapFlags::PRIVATE_ANON, None, 0).unwrap();
+    /// mm.munmap(a + 4096, 4096).unwrap();
+    /// // The page before the hole changes, then the hole fails the call.
+    /// assert_eq!(mm.mprotect(a, 3 << 12, Prot::RW), Err(Errno::ENOMEM));
+    /// assert_eq!(mm.vma_at(a).unwrap().prot(), Prot::RW);
+    /// assert_eq!(mm.vma_at(a + 2 * 4096).unwrap().prot(), Prot::READ);
+    /// ```
     pub fn mprotect(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.mprotect(&mut phys, addr, len, prot)
@@ -49,18 +59,9 @@ impl Inner {
         if grows == Prot::GROWSDOWN | Prot::GROWSUP {
             return Err(Errno::EINVAL);
         }
-        if offset_in_page(start) != 0 {
-            return Err(Errno::EINVAL);
-        }
-        if len == 0 {
+        let Some((start, end)) = page_range(start, len, Errno::ENOMEM)? else {
             return Ok(());
-        }
-        let end = page_align(len)
-            .and_then(|l| start.checked_add(l))
-            .unwrap_or(start);
-        if end <= start {
-            return Err(Errno::ENOMEM);
-        }
+        };
         if prot.bits() & !(Prot::READ | Prot::WRITE | Prot::EXEC | Prot::SEM).bits() != 0 {
             return Err(Errno::EINVAL);
         }
@@ -76,50 +77,53 @@ impl Inner {
             }
             first.start
         } else {
-            if first.start > start {
-                return Err(Errno::ENOMEM);
-            }
             start
         };
-        if !self.covered(start, end) {
-            return Err(Errno::ENOMEM);
-        }
         let bits = VmFlags::from_prot(prot);
-        let mut lost_write = false;
-        let plan = self.plan(
+        self.walk_range(
+            phys,
             start,
             end,
-            &mut |v: &Vma| {
-                let mut nf = v.flags.without(VmFlags::ACCESS) | bits;
-                // newflags >> 4 shifts VM_MAY% in place of VM_%
-                if (nf.bits() & !(nf.bits() >> 4)) & VmFlags::ACCESS.bits() != 0 {
-                    return Err(Errno::EACCES);
+            AtHole::Stop,
+            &mut |mm, phys, vma, s, e| {
+                let new_flags = protected_flags(vma, bits)?;
+                if new_flags == vma.flags {
+                    return Ok(());
                 }
-                if nf == v.flags {
-                    return Ok(Some(v.clone()));
-                }
-                if nf.contains(VmFlags::WRITE)
-                    && !v.flags.intersects(
-                        VmFlags::ACCOUNT | VmFlags::WRITE | VmFlags::SHARED | VmFlags::NORESERVE,
-                    )
-                {
-                    nf |= VmFlags::ACCOUNT;
-                }
-                lost_write |= v.flags.contains(VmFlags::WRITE) && !nf.contains(VmFlags::WRITE);
-                Ok(Some(Vma {
-                    flags: nf,
+                mm.modify_part(phys, s, e, &mut |v: &Vma| Vma {
+                    flags: new_flags,
                     ..v.clone()
-                }))
+                })?;
+                if vma.flags.contains(VmFlags::WRITE) && !new_flags.contains(VmFlags::WRITE) {
+                    mm.pt.wrprotect(phys, s, e);
+                }
+                Ok(())
             },
-            None,
-        )?;
-        if plan.cuts > 0 && self.vmas.len() + plan.cuts > self.cfg.max_map_count {
-            return Err(Errno::ENOMEM);
-        }
-        self.commit(phys, plan);
-        if lost_write {
-            self.pt.wrprotect(phys, start, end);
-        }
-        Ok(())
+        )
     }
+}
+
+/// The flags `vma` gets from `mprotect` with the access flags `access`, or
+/// `EACCES` (`do_mprotect_pkey`, `mprotect_fixup`).
+fn protected_flags(vma: &Vma, access: VmFlags) -> Result<VmFlags, Errno> {
+    let old = vma.flags;
+    let mut new = old.without(VmFlags::ACCESS) | access;
+    // newflags >> 4 shifts VM_MAY% in place of VM_%
+    if (new.bits() & !(new.bits() >> 4)) & VmFlags::ACCESS.bits() != 0 {
+        return Err(Errno::EACCES);
+    }
+    if new == old {
+        return Ok(old);
+    }
+    if new.contains(VmFlags::WRITE) {
+        // A private mapping becoming writable is charged.
+        if !old.intersects(VmFlags::ACCOUNT | VmFlags::WRITE | VmFlags::SHARED | VmFlags::NORESERVE)
+        {
+            new |= VmFlags::ACCOUNT;
+        }
+    } else if old.contains(VmFlags::ACCOUNT) && vma.is_anonymous() && vma.anon.is_none() {
+        // Linux 6.7+: an anonymous VMA that never got a page is uncharged.
+        new = new.without(VmFlags::ACCOUNT);
+    }
+    Ok(new)
 }

@@ -4,6 +4,7 @@ use crate::config::{offset_in_page, page_align, PAGE_SHIFT};
 use crate::error::Errno;
 use crate::flags::{RemapFlags, VmFlags};
 use crate::memory::Phys;
+use crate::placement::thp_offset;
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, Vma};
 
@@ -11,6 +12,25 @@ impl AddressSpace {
     /// `mremap(old_addr, old_len, new_len, flags, new_addr)`: resizes or
     /// moves a mapping and returns its (new) address. `new_addr` is only
     /// read with `MREMAP_FIXED`.
+    ///
+    /// ```
+    /// use maple_mm::{AddressSpace, Errno, MapFlags, Prot, RemapFlags, PAGE_SIZE};
+    /// let mut mm = AddressSpace::new();
+    /// let fixed = MapFlags::PRIVATE_ANON | MapFlags::FIXED;
+    /// let a = mm.mmap(0x40_0000, PAGE_SIZE, Prot::RW, fixed, None, 0).unwrap();
+    /// mm.write(a, b"moves along").unwrap();
+    /// // Another mapping right above: the first cannot grow in place.
+    /// mm.mmap(a + PAGE_SIZE, PAGE_SIZE, Prot::READ, fixed, None, 0).unwrap();
+    /// let grow = mm.mremap(a, PAGE_SIZE, 2 * PAGE_SIZE, RemapFlags::EMPTY, 0);
+    /// assert_eq!(grow, Err(Errno::ENOMEM));
+    /// // Allowed to move, it moves, its pages with it.
+    /// let b = mm.mremap(a, PAGE_SIZE, 2 * PAGE_SIZE, RemapFlags::MAYMOVE, 0).unwrap();
+    /// assert_ne!(b, a);
+    /// assert!(mm.vma_at(a).is_none());
+    /// let mut buf = [0; 11];
+    /// mm.read(b, &mut buf).unwrap();
+    /// assert_eq!(&buf, b"moves along");
+    /// ```
     ///
     /// Linux rules (`SYSCALL_DEFINE5(mremap)`, `vma_to_resize`,
     /// `vma_expandable`, `move_vma`, `mremap_to`):
@@ -38,8 +58,15 @@ impl AddressSpace {
     ///   new range is unmapped, the old range is shrunk first if
     ///   `new_len < old_len`, then the move.
     ///
-    /// Deviation: Linux may unmap the target of `FIXED` before a later check
-    /// fails; the model checks everything first and changes nothing.
+    /// - `FIXED` without a size change over a range of several VMAs (Linux
+    ///   6.17+, `remap_move`): every VMA part of the range moves, one after
+    ///   the other, keeping the gaps between them (what lies in the target
+    ///   under a gap stays); the range must start in a VMA (`EFAULT`); a
+    ///   failure stops the walk and keeps the parts already moved.
+    ///
+    /// Every check comes before any change, except the `max_map_count`
+    /// check of `move_vma`, which Linux too makes after the target was
+    /// unmapped and the old range shrunk.
     pub fn mremap(
         &mut self,
         old_addr: u64,
@@ -52,6 +79,14 @@ impl AddressSpace {
         self.inner
             .mremap(&mut phys, old_addr, old_len, new_len, flags, new_addr)
     }
+}
+
+/// The huge-page alignment of a moving `mremap` (`get_unmapped_area` with
+/// the VMA's file, `MAP_SHARED` for a `VM_MAYSHARE` VMA, and the offset of
+/// `addr` in it): as for `mmap`.
+fn remap_thp(vma: &Vma, addr: u64, hint: u64, new_len: u64) -> Option<u64> {
+    let shared = vma.flags.contains(VmFlags::MAYSHARE);
+    thp_offset(vma.vm_file, shared, hint, new_len, vma.pgoff_of(addr))
 }
 
 impl Inner {
@@ -86,6 +121,12 @@ impl Inner {
         if self.vmas.get(addr).is_none() {
             return Err(Errno::EFAULT);
         }
+        if fixed && old_len == new_len {
+            let first_end = self.vmas.get(addr).map_or(addr, |v| v.end);
+            if addr.saturating_add(old_len) > first_end {
+                return self.remap_move(phys, addr, old_len, new_addr, dontunmap);
+            }
+        }
         if fixed || dontunmap {
             return self.mremap_to(phys, addr, old_len, new_addr, new_len, fixed, dontunmap);
         }
@@ -111,8 +152,60 @@ impl Inner {
         if !maymove {
             return Err(Errno::ENOMEM);
         }
-        let to = self.get_unmapped_area(0, new_len, false)?;
+        let to =
+            self.get_unmapped_area_thp(0, new_len, false, remap_thp(&vma, addr, 0, new_len))?;
         self.move_vma(phys, &vma, addr, old_len, new_len, to, false)
+    }
+
+    /// `remap_move`: `MREMAP_FIXED` of `len` bytes at `addr` spanning
+    /// several VMAs to `new_addr`, VMA by VMA, each part to the target
+    /// address that keeps its distance from the previous part.
+    fn remap_move(
+        &mut self,
+        phys: &mut Phys,
+        addr: u64,
+        len: u64,
+        new_addr: u64,
+        dontunmap: bool,
+    ) -> Result<u64, Errno> {
+        let ts = self.cfg.task_size;
+        let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
+        if offset_in_page(new_addr) != 0 || len > ts || new_addr > ts - len {
+            return Err(Errno::EINVAL);
+        }
+        if end > new_addr && new_addr + len > addr {
+            return Err(Errno::EINVAL);
+        }
+        // (part start, part end, end of its whole VMA), before anything moves.
+        let parts: Vec<(u64, u64, u64)> = self
+            .vmas
+            .range(addr..end)
+            .map(|(_, v)| (v.start.max(addr), v.end.min(end), v.end))
+            .collect();
+        let mut target = new_addr;
+        let mut last_vma_end: Option<u64> = None;
+        let mut first_result = None;
+        for (part_start, part_end, vma_end) in parts {
+            let gap = match last_vma_end {
+                Some(last) => part_start - last,
+                None if part_start > addr => return Err(Errno::EFAULT),
+                None => 0,
+            };
+            let part_len = part_end - part_start;
+            let to = self.mremap_to(
+                phys,
+                part_start,
+                part_len,
+                target + gap,
+                part_len,
+                true,
+                dontunmap,
+            )?;
+            first_result.get_or_insert(to);
+            target = to + part_len;
+            last_vma_end = Some(vma_end);
+        }
+        first_result.ok_or(Errno::EFAULT)
     }
 
     /// `vma_to_resize`: the VMA at `addr`, which must hold the whole old range.
@@ -124,6 +217,10 @@ impl Inner {
         // Duplicating a mapping (old_len 0) only makes sense when shared.
         if old_len == 0 && !vma.flags.contains(VmFlags::MAYSHARE) {
             return Err(Errno::EINVAL);
+        }
+        // resize_is_valid: special mappings do not grow.
+        if new_len > old_len && vma.flags.intersects(VmFlags::DONTEXPAND | VmFlags::PFNMAP) {
+            return Err(Errno::EFAULT);
         }
         if new_len != old_len
             && vma
@@ -186,7 +283,8 @@ impl Inner {
         let to = if fixed {
             self.get_unmapped_area(new_addr, new_len, true)?
         } else {
-            self.get_unmapped_area(new_addr, new_len, false)?
+            let thp = remap_thp(&vma, addr, new_addr, new_len);
+            self.get_unmapped_area_thp(new_addr, new_len, false, thp)?
         };
         let _ = vma;
         if fixed {

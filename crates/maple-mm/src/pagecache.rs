@@ -5,7 +5,7 @@
 
 use crate::config::PAGE_SIZE;
 use crate::frames::{FrameId, Frames};
-use crate::vma::{Backing, FileId, ShmId};
+use crate::vma::{Backing, FileId, ShmId, Special};
 use std::collections::{BTreeMap, HashMap};
 
 /// An object whose pages the cache holds.
@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 pub(crate) enum Obj {
     File(FileId),
     Shm(ShmId),
+    /// The pages of a special mapping (one object per kind).
+    Special(Special),
 }
 
 impl Obj {
@@ -22,6 +24,7 @@ impl Obj {
             Backing::Anon => None,
             Backing::File(f) => Some(Obj::File(f)),
             Backing::Shm(s) => Some(Obj::Shm(s)),
+            Backing::Special(s) => Some(Obj::Special(s)),
         }
     }
 }
@@ -43,6 +46,30 @@ impl PageCache {
             frames.set_cached(f, true);
             f
         })
+    }
+
+    /// Punches a hole in `obj` over the pages `first..end`: a page only the
+    /// cache holds is freed; one still mapped somewhere is zeroed in place
+    /// (so every mapping keeps seeing the object's one page, now zeros).
+    pub(crate) fn punch_hole(&mut self, frames: &mut Frames, obj: Obj, first: u64, end: u64) {
+        if first >= end {
+            return;
+        }
+        let cached: Vec<(u64, FrameId)> = self
+            .pages
+            .range((obj, first)..(obj, end))
+            .map(|(&(_, pgoff), &f)| (pgoff, f))
+            .collect();
+        let zeros = [0u8; PAGE_SIZE as usize];
+        for (pgoff, f) in cached {
+            if frames.frame(f).refs == 1 {
+                self.pages.remove(&(obj, pgoff));
+                frames.set_cached(f, false);
+                frames.put(f);
+            } else {
+                frames.write(f, 0, &zeros);
+            }
+        }
     }
 
     /// The cached frame, if present.

@@ -5,10 +5,10 @@
 //! spaces of a [`Memory`](crate::Memory), so that a PTE table can be shared
 //! by several spaces copy-on-write (seed 004): an entry of an upper table
 //! holds the index of the table below; an entry of a PTE table holds the
-//! index of a frame. Bits: `P` (present) and `W` (writable). A PMD entry
-//! without `W` marks a PTE table shared copy-on-write: writing through it, or
+//! index of a frame, and two bits: [`PRESENT`] and [`WRITABLE`]. A PMD entry
+//! without `WRITABLE` marks a PTE table shared copy-on-write: writing through it, or
 //! changing it in any way, first makes this space's copy private
-//! ([`PageTables::pte_table_mut`]); a write needs `W` at both levels, as on
+//! ([`PageTables::pte_table_mut`]); a write needs `WRITABLE` at both levels, as on
 //! x86 where the effective permission is the AND of all levels.
 //!
 //! A PTE table's `refs` counts the PMD entries pointing at it; an entry of a
@@ -24,19 +24,19 @@ pub(crate) type TableId = u32;
 /// Entries per table.
 pub(crate) const ENTRIES: usize = 512;
 /// Present.
-pub(crate) const P: u64 = 1;
+pub(crate) const PRESENT: u64 = 1;
 /// Writable.
-pub(crate) const W: u64 = 2;
+pub(crate) const WRITABLE: u64 = 2;
 
 /// The frame or table an entry points at.
 #[inline]
-pub(crate) fn ent_id(e: u64) -> u32 {
-    (e >> PAGE_SHIFT) as u32
+pub(crate) fn entry_target(entry: u64) -> u32 {
+    (entry >> PAGE_SHIFT) as u32
 }
 
 /// An entry pointing at `id` with `flags`.
 #[inline]
-pub(crate) fn mk(id: u32, flags: u64) -> u64 {
+pub(crate) fn make_entry(id: u32, flags: u64) -> u64 {
     ((id as u64) << PAGE_SHIFT) | flags
 }
 
@@ -60,7 +60,7 @@ const PMD: u32 = 1;
 /// One table (one page of the page tables).
 pub(crate) struct Table {
     /// The entries.
-    pub(crate) e: Box<[u64; ENTRIES]>,
+    pub(crate) entries: Box<[u64; ENTRIES]>,
     /// PMD entries pointing at it (PTE tables); 1 for upper tables.
     pub(crate) refs: u32,
     /// Non-zero entries.
@@ -81,7 +81,7 @@ fn zeroed_table() -> Box<[u64; ENTRIES]> {
 /// The arena of tables. A freed table is kept zeroed for reuse.
 #[derive(Default)]
 pub(crate) struct Tables {
-    t: Vec<Table>,
+    all: Vec<Table>,
     free: Vec<TableId>,
     live: usize,
 }
@@ -91,29 +91,29 @@ impl Tables {
     pub(crate) fn alloc(&mut self) -> TableId {
         self.live += 1;
         if let Some(id) = self.free.pop() {
-            let t = &mut self.t[id as usize];
-            t.refs = 1;
+            let table = &mut self.all[id as usize];
+            table.refs = 1;
             id
         } else {
-            self.t.push(Table {
-                e: zeroed_table(),
+            self.all.push(Table {
+                entries: zeroed_table(),
                 refs: 1,
                 used: 0,
                 rss: 0,
             });
-            (self.t.len() - 1) as TableId
+            (self.all.len() - 1) as TableId
         }
     }
 
     /// Returns a table to the arena.
     pub(crate) fn free(&mut self, id: TableId) {
-        let t = &mut self.t[id as usize];
-        if t.used != 0 {
-            t.e.fill(0);
+        let table = &mut self.all[id as usize];
+        if table.used != 0 {
+            table.entries.fill(0);
         }
-        t.refs = 0;
-        t.used = 0;
-        t.rss = 0;
+        table.refs = 0;
+        table.used = 0;
+        table.rss = 0;
         self.free.push(id);
         self.live -= 1;
     }
@@ -125,14 +125,14 @@ impl Tables {
 
     /// A table.
     #[inline]
-    pub(crate) fn t(&self, id: TableId) -> &Table {
-        &self.t[id as usize]
+    pub(crate) fn table(&self, id: TableId) -> &Table {
+        &self.all[id as usize]
     }
 
     /// A table, mutably.
     #[inline]
-    pub(crate) fn tm(&mut self, id: TableId) -> &mut Table {
-        &mut self.t[id as usize]
+    pub(crate) fn table_mut(&mut self, id: TableId) -> &mut Table {
+        &mut self.all[id as usize]
     }
 
     /// Two distinct tables, mutably.
@@ -140,11 +140,11 @@ impl Tables {
         debug_assert_ne!(a, b);
         let (a, b) = (a as usize, b as usize);
         if a < b {
-            let (x, y) = self.t.split_at_mut(b);
-            (&mut x[a], &mut y[0])
+            let (below, from_b) = self.all.split_at_mut(b);
+            (&mut below[a], &mut from_b[0])
         } else {
-            let (x, y) = self.t.split_at_mut(a);
-            (&mut y[0], &mut x[b])
+            let (below, from_a) = self.all.split_at_mut(a);
+            (&mut from_a[0], &mut below[b])
         }
     }
 }
@@ -196,9 +196,12 @@ impl PageTables {
     #[inline]
     pub(crate) fn lookup(&self, phys: &Phys, addr: u64) -> (u64, bool) {
         match self.find(phys, addr) {
-            Some(f) => {
-                let pe = phys.tables.t(f.pmd).e[f.idx];
-                (phys.tables.t(f.pt).e[index(addr, 0)], pe & W != 0)
+            Some(found) => {
+                let pmd_entry = phys.tables.table(found.pmd).entries[found.idx];
+                (
+                    phys.tables.table(found.pt).entries[index(addr, 0)],
+                    pmd_entry & WRITABLE != 0,
+                )
             }
             None => (0, false),
         }
@@ -207,48 +210,48 @@ impl PageTables {
     /// The PTE table covering `addr`, without changing anything.
     #[inline]
     pub(crate) fn find(&self, phys: &Phys, addr: u64) -> Option<Found> {
-        let mut t = self.pgd;
+        let mut table = self.pgd;
         for level in [PGD, 2] {
-            let e = phys.tables.t(t).e[index(addr, level)];
-            if e == 0 {
+            let entry = phys.tables.table(table).entries[index(addr, level)];
+            if entry == 0 {
                 return None;
             }
-            t = ent_id(e);
+            table = entry_target(entry);
         }
         let idx = index(addr, PMD);
-        let pe = phys.tables.t(t).e[idx];
-        if pe == 0 {
+        let pmd_entry = phys.tables.table(table).entries[idx];
+        if pmd_entry == 0 {
             return None;
         }
         Some(Found {
-            pmd: t,
+            pmd: table,
             idx,
-            pt: ent_id(pe),
+            pt: entry_target(pmd_entry),
         })
     }
 
     /// The PMD table covering `addr`, allocating the PUD and PMD tables on
     /// the way; with `fallible`, each allocation is a failure point.
     fn pmd_alloc(&mut self, phys: &mut Phys, addr: u64, fallible: bool) -> Result<TableId, Errno> {
-        let mut t = self.pgd;
+        let mut table = self.pgd;
         for level in [PGD, 2] {
             let i = index(addr, level);
-            let e = phys.tables.t(t).e[i];
-            t = if e == 0 {
+            let entry = phys.tables.table(table).entries[i];
+            table = if entry == 0 {
                 if fallible {
                     phys.fail.hit()?;
                 }
-                let n = phys.tables.alloc();
-                let up = phys.tables.tm(t);
-                up.e[i] = mk(n, P | W);
+                let new_table = phys.tables.alloc();
+                let up = phys.tables.table_mut(table);
+                up.entries[i] = make_entry(new_table, PRESENT | WRITABLE);
                 up.used += 1;
                 self.pages += 1;
-                n
+                new_table
             } else {
-                ent_id(e)
+                entry_target(entry)
             };
         }
-        Ok(t)
+        Ok(table)
     }
 
     /// The PTE table covering `addr`, allocated if absent and made private to
@@ -256,115 +259,130 @@ impl PageTables {
     pub(crate) fn pte_table_mut(&mut self, phys: &mut Phys, addr: u64) -> TableId {
         let pmd = infallible(self.pmd_alloc(phys, addr, false));
         let i = index(addr, PMD);
-        let e = phys.tables.t(pmd).e[i];
-        if e == 0 {
-            let n = phys.tables.alloc();
-            let t = phys.tables.tm(pmd);
-            t.e[i] = mk(n, P | W);
-            t.used += 1;
+        let entry = phys.tables.table(pmd).entries[i];
+        if entry == 0 {
+            let new_table = phys.tables.alloc();
+            let table = phys.tables.table_mut(pmd);
+            table.entries[i] = make_entry(new_table, PRESENT | WRITABLE);
+            table.used += 1;
             self.pages += 1;
-            n
-        } else if e & W == 0 {
+            new_table
+        } else if entry & WRITABLE == 0 {
             unshare(phys, pmd, i)
         } else {
-            ent_id(e)
+            entry_target(entry)
         }
     }
 
-    /// Stores `new` in entry `k` of the private PTE table `pt`, keeping the
+    /// Stores `new` in entry `slot` of the private PTE table `pt`, keeping the
     /// counters. Frame references are the caller's business.
     #[inline]
-    pub(crate) fn set_pte(&mut self, phys: &mut Phys, pt: TableId, k: usize, new: u64) {
-        let t = phys.tables.tm(pt);
-        let old = t.e[k];
-        t.e[k] = new;
-        let old_rss = old != 0 && ent_id(old) != ZERO_FRAME;
-        let new_rss = new != 0 && ent_id(new) != ZERO_FRAME;
-        t.used = t.used + (new != 0) as u32 - (old != 0) as u32;
-        t.rss = t.rss + new_rss as u32 - old_rss as u32;
+    pub(crate) fn set_pte(&mut self, phys: &mut Phys, pt: TableId, slot: usize, new: u64) {
+        let table = phys.tables.table_mut(pt);
+        let old = table.entries[slot];
+        table.entries[slot] = new;
+        let old_rss = old != 0 && entry_target(old) != ZERO_FRAME;
+        let new_rss = new != 0 && entry_target(new) != ZERO_FRAME;
+        table.used = table.used + (new != 0) as u32 - (old != 0) as u32;
+        table.rss = table.rss + new_rss as u32 - old_rss as u32;
         self.rss = self.rss + new_rss as u64 - old_rss as u64;
     }
 
-    /// `zap_page_range`: removes every PTE of `s..e`, dropping the frame
+    /// `zap_page_range`: removes every PTE of `start..end`, dropping the frame
     /// references. A shared PTE table wholly inside the range is just
     /// dereferenced; one partly inside is made private first.
-    pub(crate) fn zap(&mut self, phys: &mut Phys, s: u64, e: u64) {
-        if s < e {
-            self.zap_level(phys, self.pgd, PGD, 0, s, e);
+    pub(crate) fn zap(&mut self, phys: &mut Phys, start: u64, end: u64) {
+        if start < end {
+            self.zap_level(phys, self.pgd, PGD, 0, start, end);
         }
     }
 
-    fn zap_level(&mut self, phys: &mut Phys, t: TableId, level: u32, base: u64, s: u64, e: u64) {
-        let esz = entry_size(level);
-        let i0 = ((s - base) / esz) as usize;
-        let i1 = ((e - 1 - base) / esz) as usize;
-        for i in i0..=i1 {
-            let ent = phys.tables.t(t).e[i];
-            if ent == 0 {
+    fn zap_level(
+        &mut self,
+        phys: &mut Phys,
+        table: TableId,
+        level: u32,
+        base: u64,
+        start: u64,
+        end: u64,
+    ) {
+        let entry_span = entry_size(level);
+        let first = ((start - base) / entry_span) as usize;
+        let last = ((end - 1 - base) / entry_span) as usize;
+        for i in first..=last {
+            let entry = phys.tables.table(table).entries[i];
+            if entry == 0 {
                 continue;
             }
-            let eb = base + i as u64 * esz;
-            let (cs, ce) = (s.max(eb), e.min(eb + esz));
+            let entry_base = base + i as u64 * entry_span;
+            let (part_start, part_end) = (start.max(entry_base), end.min(entry_base + entry_span));
             if level == PMD {
-                let mut pt = ent_id(ent);
-                if ent & W == 0 && phys.tables.t(pt).refs > 1 {
-                    if cs == eb && ce == eb + esz {
-                        let tab = phys.tables.tm(pt);
-                        tab.refs -= 1;
-                        let r = tab.rss;
-                        let pm = phys.tables.tm(t);
-                        pm.e[i] = 0;
-                        pm.used -= 1;
+                let mut pt = entry_target(entry);
+                if entry & WRITABLE == 0 && phys.tables.table(pt).refs > 1 {
+                    if part_start == entry_base && part_end == entry_base + entry_span {
+                        let pte_table = phys.tables.table_mut(pt);
+                        pte_table.refs -= 1;
+                        let shared_rss = pte_table.rss;
+                        let pmd_table = phys.tables.table_mut(table);
+                        pmd_table.entries[i] = 0;
+                        pmd_table.used -= 1;
                         self.pages -= 1;
-                        self.rss -= r as u64;
+                        self.rss -= shared_rss as u64;
                         continue;
                     }
-                    pt = unshare(phys, t, i);
+                    pt = unshare(phys, table, i);
                 }
-                self.zap_ptes(phys, pt, eb, cs, ce);
+                self.zap_ptes(phys, pt, entry_base, part_start, part_end);
             } else {
-                self.zap_level(phys, ent_id(ent), level - 1, eb, cs, ce);
+                self.zap_level(
+                    phys,
+                    entry_target(entry),
+                    level - 1,
+                    entry_base,
+                    part_start,
+                    part_end,
+                );
             }
         }
     }
 
-    fn zap_ptes(&mut self, phys: &mut Phys, pt: TableId, base: u64, s: u64, e: u64) {
+    fn zap_ptes(&mut self, phys: &mut Phys, pt: TableId, base: u64, start: u64, end: u64) {
         let Phys { tables, frames, .. } = phys;
-        let tab = tables.tm(pt);
-        if tab.used == 0 {
+        let pte_table = tables.table_mut(pt);
+        if pte_table.used == 0 {
             return;
         }
-        let k0 = ((s - base) >> PAGE_SHIFT) as usize;
-        let k1 = ((e - base) >> PAGE_SHIFT) as usize;
-        for k in k0..k1 {
-            let x = tab.e[k];
-            if x == 0 {
+        let first_slot = ((start - base) >> PAGE_SHIFT) as usize;
+        let end_slot = ((end - base) >> PAGE_SHIFT) as usize;
+        for slot in first_slot..end_slot {
+            let pte = pte_table.entries[slot];
+            if pte == 0 {
                 continue;
             }
-            tab.e[k] = 0;
-            tab.used -= 1;
-            let f = ent_id(x);
-            if f != ZERO_FRAME {
-                tab.rss -= 1;
+            pte_table.entries[slot] = 0;
+            pte_table.used -= 1;
+            let frame = entry_target(pte);
+            if frame != ZERO_FRAME {
+                pte_table.rss -= 1;
                 self.rss -= 1;
-                frames.put(f);
+                frames.put(frame);
             }
         }
     }
 
-    /// `free_pgtables`: frees the tables overlapping `s..e` whose whole span
+    /// `free_pgtables`: frees the tables overlapping `start..end` whose whole span
     /// `used(span_start, span_end)` says no VMA touches any more (a table
     /// stays while a VMA still covers part of it). Anything still mapped
     /// under a freed table is zapped.
     pub(crate) fn free_unused(
         &mut self,
         phys: &mut Phys,
-        s: u64,
-        e: u64,
+        start: u64,
+        end: u64,
         used: &dyn Fn(u64, u64) -> bool,
     ) {
-        if s < e {
-            self.free_level(phys, self.pgd, PGD, 0, s, e, used);
+        if start < end {
+            self.free_level(phys, self.pgd, PGD, 0, start, end, used);
         }
     }
 
@@ -372,39 +390,39 @@ impl PageTables {
     fn free_level(
         &mut self,
         phys: &mut Phys,
-        t: TableId,
+        table: TableId,
         level: u32,
         base: u64,
-        s: u64,
-        e: u64,
+        start: u64,
+        end: u64,
         used: &dyn Fn(u64, u64) -> bool,
     ) {
-        let esz = entry_size(level);
-        let i0 = ((s - base) / esz) as usize;
-        let i1 = ((e - 1 - base) / esz) as usize;
-        for i in i0..=i1 {
-            let ent = phys.tables.t(t).e[i];
-            if ent == 0 {
+        let entry_span = entry_size(level);
+        let first = ((start - base) / entry_span) as usize;
+        let last = ((end - 1 - base) / entry_span) as usize;
+        for i in first..=last {
+            let entry = phys.tables.table(table).entries[i];
+            if entry == 0 {
                 continue;
             }
-            let eb = base + i as u64 * esz;
-            if !used(eb, eb + esz) {
+            let entry_base = base + i as u64 * entry_span;
+            if !used(entry_base, entry_base + entry_span) {
                 if level == PMD {
-                    self.release_pte_table(phys, ent_id(ent));
+                    self.release_pte_table(phys, entry_target(entry));
                 } else {
-                    self.release_table(phys, ent_id(ent), level - 1);
+                    self.release_table(phys, entry_target(entry), level - 1);
                 }
-                let tm = phys.tables.tm(t);
-                tm.e[i] = 0;
-                tm.used -= 1;
+                let parent = phys.tables.table_mut(table);
+                parent.entries[i] = 0;
+                parent.used -= 1;
             } else if level > PMD {
                 self.free_level(
                     phys,
-                    ent_id(ent),
+                    entry_target(entry),
                     level - 1,
-                    eb,
-                    s.max(eb),
-                    e.min(eb + esz),
+                    entry_base,
+                    start.max(entry_base),
+                    end.min(entry_base + entry_span),
                     used,
                 );
             }
@@ -415,17 +433,17 @@ impl PageTables {
     /// references) if it was the last one.
     fn release_pte_table(&mut self, phys: &mut Phys, pt: TableId) {
         let Phys { tables, frames, .. } = phys;
-        let tab = tables.tm(pt);
+        let pte_table = tables.table_mut(pt);
         self.pages -= 1;
-        self.rss -= tab.rss as u64;
-        if tab.refs > 1 {
-            tab.refs -= 1;
+        self.rss -= pte_table.rss as u64;
+        if pte_table.refs > 1 {
+            pte_table.refs -= 1;
             return;
         }
-        if tab.used > 0 {
-            for &x in tab.e.iter() {
-                if x != 0 {
-                    frames.put(ent_id(x));
+        if pte_table.used > 0 {
+            for &pte in pte_table.entries.iter() {
+                if pte != 0 {
+                    frames.put(entry_target(pte));
                 }
             }
         }
@@ -433,21 +451,21 @@ impl PageTables {
     }
 
     /// Frees an upper table at `level` and everything below it.
-    fn release_table(&mut self, phys: &mut Phys, t: TableId, level: u32) {
-        if phys.tables.t(t).used > 0 {
+    fn release_table(&mut self, phys: &mut Phys, table: TableId, level: u32) {
+        if phys.tables.table(table).used > 0 {
             for i in 0..ENTRIES {
-                let ent = phys.tables.t(t).e[i];
-                if ent == 0 {
+                let entry = phys.tables.table(table).entries[i];
+                if entry == 0 {
                     continue;
                 }
                 if level == PMD {
-                    self.release_pte_table(phys, ent_id(ent));
+                    self.release_pte_table(phys, entry_target(entry));
                 } else {
-                    self.release_table(phys, ent_id(ent), level - 1);
+                    self.release_table(phys, entry_target(entry), level - 1);
                 }
             }
         }
-        phys.tables.free(t);
+        phys.tables.free(table);
         self.pages -= 1;
     }
 
@@ -458,57 +476,66 @@ impl PageTables {
         phys.roots.remove(&pgd);
     }
 
-    /// The present PTE tables overlapping `s..e`, each made private, with
+    /// The present PTE tables overlapping `start..end`, each made private, with
     /// the part of the range it covers: `(table, span base, start, end)`.
-    fn pte_tables_mut(&mut self, phys: &mut Phys, s: u64, e: u64) -> Vec<(TableId, u64, u64, u64)> {
+    fn pte_tables_mut(
+        &mut self,
+        phys: &mut Phys,
+        start: u64,
+        end: u64,
+    ) -> Vec<(TableId, u64, u64, u64)> {
         let mut out = Vec::new();
-        let mut a = s;
-        while a < e {
+        let mut a = start;
+        while a < end {
             let base = a & !(PMD_SIZE - 1);
-            let ce = e.min(base + PMD_SIZE);
-            if let Some(f) = self.find(phys, a) {
-                let pe = phys.tables.t(f.pmd).e[f.idx];
-                let pt = if pe & W == 0 {
-                    unshare(phys, f.pmd, f.idx)
+            let part_end = end.min(base + PMD_SIZE);
+            if let Some(found) = self.find(phys, a) {
+                let pmd_entry = phys.tables.table(found.pmd).entries[found.idx];
+                let pt = if pmd_entry & WRITABLE == 0 {
+                    unshare(phys, found.pmd, found.idx)
                 } else {
-                    f.pt
+                    found.pt
                 };
-                out.push((pt, base, a, ce));
+                out.push((pt, base, a, part_end));
             }
-            a = ce;
+            a = part_end;
         }
         out
     }
 
-    /// `change_protection` removing write: clears `W` in every PTE of `s..e`.
-    pub(crate) fn wrprotect(&mut self, phys: &mut Phys, s: u64, e: u64) {
-        for (pt, base, cs, ce) in self.pte_tables_mut(phys, s, e) {
-            let tab = phys.tables.tm(pt);
-            if tab.used == 0 {
+    /// `change_protection` removing write: clears `WRITABLE` in every PTE of `start..end`.
+    pub(crate) fn wrprotect(&mut self, phys: &mut Phys, start: u64, end: u64) {
+        for (pt, base, part_start, part_end) in self.pte_tables_mut(phys, start, end) {
+            let pte_table = phys.tables.table_mut(pt);
+            if pte_table.used == 0 {
                 continue;
             }
-            for k in ((cs - base) >> PAGE_SHIFT) as usize..((ce - base) >> PAGE_SHIFT) as usize {
-                tab.e[k] &= !W;
+            for slot in ((part_start - base) >> PAGE_SHIFT) as usize
+                ..((part_end - base) >> PAGE_SHIFT) as usize
+            {
+                pte_table.entries[slot] &= !WRITABLE;
             }
         }
     }
 
-    /// Takes the PTEs of `s..e` out (frame references move with them):
+    /// Takes the PTEs of `start..end` out (frame references move with them):
     /// `(address, entry)` in address order.
-    pub(crate) fn take_range(&mut self, phys: &mut Phys, s: u64, e: u64) -> Vec<(u64, u64)> {
+    pub(crate) fn take_range(&mut self, phys: &mut Phys, start: u64, end: u64) -> Vec<(u64, u64)> {
         let mut out = Vec::new();
-        if s >= e {
+        if start >= end {
             return out;
         }
-        for (pt, base, cs, ce) in self.pte_tables_mut(phys, s, e) {
-            if phys.tables.t(pt).used == 0 {
+        for (pt, base, part_start, part_end) in self.pte_tables_mut(phys, start, end) {
+            if phys.tables.table(pt).used == 0 {
                 continue;
             }
-            for k in ((cs - base) >> PAGE_SHIFT) as usize..((ce - base) >> PAGE_SHIFT) as usize {
-                let x = phys.tables.t(pt).e[k];
-                if x != 0 {
-                    out.push((base + k as u64 * PAGE_SIZE, x));
-                    self.set_pte(phys, pt, k, 0);
+            for slot in ((part_start - base) >> PAGE_SHIFT) as usize
+                ..((part_end - base) >> PAGE_SHIFT) as usize
+            {
+                let pte = phys.tables.table(pt).entries[slot];
+                if pte != 0 {
+                    out.push((base + slot as u64 * PAGE_SIZE, pte));
+                    self.set_pte(phys, pt, slot, 0);
                 }
             }
         }
@@ -526,55 +553,55 @@ impl PageTables {
     pub(crate) fn fork_table(&mut self, phys: &mut Phys, addr: u64) -> Result<TableId, Errno> {
         let pmd = self.pmd_alloc(phys, addr, true)?;
         let i = index(addr, PMD);
-        let e = phys.tables.t(pmd).e[i];
-        if e != 0 {
-            return Ok(ent_id(e));
+        let entry = phys.tables.table(pmd).entries[i];
+        if entry != 0 {
+            return Ok(entry_target(entry));
         }
         phys.fail.hit()?;
-        let n = phys.tables.alloc();
-        let t = phys.tables.tm(pmd);
-        t.e[i] = mk(n, P | W);
-        t.used += 1;
+        let new_table = phys.tables.alloc();
+        let table = phys.tables.table_mut(pmd);
+        table.entries[i] = make_entry(new_table, PRESENT | WRITABLE);
+        table.used += 1;
         self.pages += 1;
-        Ok(n)
+        Ok(new_table)
     }
 
-    /// `copy_pte_range`: copies the present entries of `s..e` (inside one
+    /// `copy_pte_range`: copies the present entries of `start..end` (inside one
     /// 2 MiB span) from the parent's table `src` into this (the child's)
     /// table `dst`, taking a frame reference for each; for a copy-on-write
-    /// mapping `W` is cleared on both sides.
+    /// mapping `WRITABLE` is cleared on both sides.
     pub(crate) fn fork_copy_ptes(
         &mut self,
         phys: &mut Phys,
         src: TableId,
         dst: TableId,
-        s: u64,
-        e: u64,
+        start: u64,
+        end: u64,
         cow: bool,
     ) {
         let Phys { tables, frames, .. } = phys;
-        let (st, dt) = tables.pair_mut(src, dst);
-        let k0 = index(s, 0);
-        let k1 = k0 + ((e - s) >> PAGE_SHIFT) as usize;
+        let (src_table, dst_table) = tables.pair_mut(src, dst);
+        let first_slot = index(start, 0);
+        let end_slot = first_slot + ((end - start) >> PAGE_SHIFT) as usize;
         let mut rss = 0u32;
         let mut used = 0u32;
-        for k in k0..k1 {
-            let x = st.e[k];
-            if x == 0 {
+        for slot in first_slot..end_slot {
+            let pte = src_table.entries[slot];
+            if pte == 0 {
                 continue;
             }
-            let y = if cow { x & !W } else { x };
-            st.e[k] = y;
-            dt.e[k] = y;
+            let copied = if cow { pte & !WRITABLE } else { pte };
+            src_table.entries[slot] = copied;
+            dst_table.entries[slot] = copied;
             used += 1;
-            let f = ent_id(x);
-            if f != ZERO_FRAME {
-                frames.get(f);
+            let frame = entry_target(pte);
+            if frame != ZERO_FRAME {
+                frames.get(frame);
                 rss += 1;
             }
         }
-        dt.used += used;
-        dt.rss += rss;
+        dst_table.used += used;
+        dst_table.rss += rss;
         self.rss += rss as u64;
     }
 
@@ -590,14 +617,14 @@ impl PageTables {
     ) -> Result<(), Errno> {
         let pmd = self.pmd_alloc(phys, addr, true)?;
         let i = index(addr, PMD);
-        let src = phys.tables.tm(found.pt);
+        let src = phys.tables.table_mut(found.pt);
         src.refs += 1;
         let r = src.rss;
-        phys.tables.tm(found.pmd).e[found.idx] &= !W;
-        let t = phys.tables.tm(pmd);
-        debug_assert_eq!(t.e[i], 0);
-        t.e[i] = mk(found.pt, P);
-        t.used += 1;
+        phys.tables.table_mut(found.pmd).entries[found.idx] &= !WRITABLE;
+        let table = phys.tables.table_mut(pmd);
+        debug_assert_eq!(table.entries[i], 0);
+        table.entries[i] = make_entry(found.pt, PRESENT);
+        table.used += 1;
         self.pages += 1;
         self.rss += r as u64;
         Ok(())
@@ -612,27 +639,27 @@ impl PageTables {
     fn walk(
         &self,
         phys: &Phys,
-        t: TableId,
+        table: TableId,
         level: u32,
         base: u64,
         f: &mut dyn FnMut(u64, u64, u64, TableId),
     ) {
-        let esz = entry_size(level);
+        let entry_span = entry_size(level);
         for i in 0..ENTRIES {
-            let ent = phys.tables.t(t).e[i];
-            if ent == 0 {
+            let entry = phys.tables.table(table).entries[i];
+            if entry == 0 {
                 continue;
             }
-            let eb = base + i as u64 * esz;
+            let entry_base = base + i as u64 * entry_span;
             if level == PMD {
-                let pt = ent_id(ent);
-                for (k, &x) in phys.tables.t(pt).e.iter().enumerate() {
-                    if x != 0 {
-                        f(eb + k as u64 * PAGE_SIZE, x, ent, pt);
+                let pt = entry_target(entry);
+                for (slot, &pte) in phys.tables.table(pt).entries.iter().enumerate() {
+                    if pte != 0 {
+                        f(entry_base + slot as u64 * PAGE_SIZE, pte, entry, pt);
                     }
                 }
             } else {
-                self.walk(phys, ent_id(ent), level - 1, eb, f);
+                self.walk(phys, entry_target(entry), level - 1, entry_base, f);
             }
         }
     }
@@ -644,52 +671,57 @@ impl PageTables {
     }
 }
 
-/// Calls `f(table, level)` for `t` and every table below it.
-pub(crate) fn walk_tables(phys: &Phys, t: TableId, level: u32, f: &mut dyn FnMut(TableId, u32)) {
-    f(t, level);
+/// Calls `f(table, level)` for `table` and every table below it.
+pub(crate) fn walk_tables(
+    phys: &Phys,
+    table: TableId,
+    level: u32,
+    f: &mut dyn FnMut(TableId, u32),
+) {
+    f(table, level);
     if level == 0 {
         return;
     }
     for i in 0..ENTRIES {
-        let ent = phys.tables.t(t).e[i];
-        if ent != 0 {
-            walk_tables(phys, ent_id(ent), level - 1, f);
+        let entry = phys.tables.table(table).entries[i];
+        if entry != 0 {
+            walk_tables(phys, entry_target(entry), level - 1, f);
         }
     }
 }
 
 /// Breaks copy-on-write sharing of the PTE table under entry `i` of the PMD
 /// table `pmd`: if others still share it, this space gets its own copy (one
-/// more reference on every frame; `W` cleared in both copies so that the
+/// more reference on every frame; `WRITABLE` cleared in both copies so that the
 /// frames themselves are now copied on write); if not, the PMD entry just
 /// becomes writable again. Returns the now private table.
 fn unshare(phys: &mut Phys, pmd: TableId, i: usize) -> TableId {
-    let ent = phys.tables.t(pmd).e[i];
-    let old = ent_id(ent);
-    if phys.tables.t(old).refs == 1 {
-        phys.tables.tm(pmd).e[i] = ent | W;
+    let entry = phys.tables.table(pmd).entries[i];
+    let old = entry_target(entry);
+    if phys.tables.table(old).refs == 1 {
+        phys.tables.table_mut(pmd).entries[i] = entry | WRITABLE;
         return old;
     }
     let new = phys.tables.alloc();
     let Phys { tables, frames, .. } = phys;
-    let (o, n) = tables.pair_mut(old, new);
-    if o.used > 0 {
-        for k in 0..ENTRIES {
-            let x = o.e[k];
-            if x == 0 {
+    let (old_table, new_table) = tables.pair_mut(old, new);
+    if old_table.used > 0 {
+        for slot in 0..ENTRIES {
+            let pte = old_table.entries[slot];
+            if pte == 0 {
                 continue;
             }
-            let y = x & !W;
-            o.e[k] = y;
-            n.e[k] = y;
-            let f: FrameId = ent_id(x);
-            frames.get(f);
+            let copied = pte & !WRITABLE;
+            old_table.entries[slot] = copied;
+            new_table.entries[slot] = copied;
+            let frame: FrameId = entry_target(pte);
+            frames.get(frame);
         }
     }
-    n.used = o.used;
-    n.rss = o.rss;
-    o.refs -= 1;
-    tables.tm(pmd).e[i] = mk(new, P | W);
+    new_table.used = old_table.used;
+    new_table.rss = old_table.rss;
+    old_table.refs -= 1;
+    tables.table_mut(pmd).entries[i] = make_entry(new, PRESENT | WRITABLE);
     new
 }
 
@@ -707,7 +739,7 @@ mod tests {
         );
         assert_eq!(entry_size(0), 4096);
         assert_eq!(entry_size(1), PMD_SIZE);
-        assert_eq!(ent_id(mk(77, P | W)), 77);
+        assert_eq!(entry_target(make_entry(77, PRESENT | WRITABLE)), 77);
     }
 
     #[test]
@@ -719,14 +751,14 @@ mod tests {
         let mut b = PageTables::new(p);
         let addr = 0x4000_0000;
         let pt = a.pte_table_mut(p, addr);
-        for k in 0..3 {
+        for slot in 0..3 {
             let f = p.frames.alloc();
-            a.set_pte(p, pt, k, mk(f, P | W));
+            a.set_pte(p, pt, slot, make_entry(f, PRESENT | WRITABLE));
         }
         assert_eq!((a.rss, a.pages), (3, 4));
         let found = a.find(p, addr).unwrap();
         b.fork_share(p, &found, addr).unwrap();
-        assert_eq!(p.tables.t(pt).refs, 2);
+        assert_eq!(p.tables.table(pt).refs, 2);
         assert_eq!(b.rss, 3);
         assert!(
             !a.lookup(p, addr).1,
@@ -735,10 +767,15 @@ mod tests {
         // b changes the table: it gets its own copy, every frame one more reference
         let bt = b.pte_table_mut(p, addr);
         assert_ne!(bt, pt);
-        assert_eq!(p.tables.t(pt).refs, 1);
-        assert_eq!(p.frames.frame(ent_id(p.tables.t(pt).e[0])).refs, 2);
+        assert_eq!(p.tables.table(pt).refs, 1);
         assert_eq!(
-            p.tables.t(pt).e[0] & W,
+            p.frames
+                .frame(entry_target(p.tables.table(pt).entries[0]))
+                .refs,
+            2
+        );
+        assert_eq!(
+            p.tables.table(pt).entries[0] & WRITABLE,
             0,
             "write bits cleared on both sides"
         );
@@ -749,9 +786,9 @@ mod tests {
         let found = a.find(p, addr).unwrap();
         c.fork_share(p, &found, addr).unwrap();
         c.zap(p, addr, addr + PMD_SIZE);
-        assert_eq!((c.rss, p.tables.t(pt).refs), (0, 1));
-        for mut t in [a, b, c] {
-            t.teardown(p);
+        assert_eq!((c.rss, p.tables.table(pt).refs), (0, 1));
+        for mut table in [a, b, c] {
+            table.teardown(p);
         }
         assert_eq!((p.tables.live(), p.frames.live()), (0, 0));
     }

@@ -4,11 +4,52 @@
 //! the tree), keeping the stack guard gap below grows-down mappings; and if
 //! that fails, the lowest free range above `mmap_legacy_base` (bottom-up
 //! fallback, `unmapped_area`).
+//!
+//! Transparent huge pages (`__get_unmapped_area`, `thp_get_unmapped_area`,
+//! Linux 6.18) add one rule: some mappings are placed so that their pages
+//! can be backed by 2 MiB pages:
+//! - a private anonymous mapping without a hint whose length is a multiple
+//!   of 2 MiB (the length condition since Linux 6.12's "limit THP
+//!   alignment of anonymous mappings to PMD-aligned sizes"; 6.7 to 6.11
+//!   aligned every anonymous mapping of 2 MiB or more);
+//! - a mapping of a file whose file system places mappings with
+//!   `thp_get_unmapped_area` ([`OpenFile::thp_aligned`]), when the mapped
+//!   range of the file covers an aligned 2 MiB block;
+//! - shared anonymous memory goes through `shmem_get_unmapped_area`, which
+//!   aligns only when shmem huge pages are enabled: the model assumes the
+//!   default, `shmem_enabled=never`, and does not align it.
+//!
+//! Such a placement searches for `len + 2 MiB` bytes; the mapping starts at
+//! the first address of that range that is congruent to the file offset
+//! modulo 2 MiB, or, when the range itself starts so (top-down layout),
+//! 2 MiB higher (`__thp_get_unmapped_area`; that top-down case since Linux
+//! 6.9's "thp_get_unmapped_area must honour topdown preference"). A hint the padded search
+//! takes as is stays as is; when the padded search fails, the plain one
+//! runs. `MAP_STACK` does not change the placement (it only sets
+//! `VM_NOHUGEPAGE`).
 
-use crate::config::{offset_in_page, PAGE_SIZE};
+use crate::config::{offset_in_page, PAGE_SHIFT, PAGE_SIZE, PMD_SIZE};
 use crate::error::Errno;
 use crate::flags::VmFlags;
 use crate::space::Inner;
+use crate::vma::OpenFile;
+
+/// The file offset (in bytes) a non-fixed placement must be congruent to
+/// modulo 2 MiB, when the kernel would align it (see the module docs):
+/// `file` the mapping's file, `shared` whether the mapping is shared,
+/// `hint` the address hint, `pgoff` the file offset in pages.
+pub(crate) fn thp_offset(
+    file: Option<OpenFile>,
+    shared: bool,
+    hint: u64,
+    len: u64,
+    pgoff: u64,
+) -> Option<u64> {
+    match file {
+        Some(f) => f.thp_aligned.then_some(pgoff << PAGE_SHIFT),
+        None => (!shared && hint == 0 && len % PMD_SIZE == 0).then_some(0),
+    }
+}
 
 impl Inner {
     /// `get_unmapped_area` for `len` bytes (already page aligned): `addr`
@@ -18,11 +59,31 @@ impl Inner {
     /// task (`ENOMEM`), be page aligned (`EINVAL`) and not lie below
     /// `mmap_min_addr` (`EPERM`, `cap_mmap_addr`).
     pub(crate) fn get_unmapped_area(&self, addr: u64, len: u64, fixed: bool) -> Result<u64, Errno> {
+        self.get_unmapped_area_thp(addr, len, fixed, None)
+    }
+
+    /// [`get_unmapped_area`](Self::get_unmapped_area) with the huge-page
+    /// alignment to the file offset `thp_off` (bytes; from [`thp_offset`])
+    /// for a non-fixed placement.
+    pub(crate) fn get_unmapped_area_thp(
+        &self,
+        addr: u64,
+        len: u64,
+        fixed: bool,
+        thp_off: Option<u64>,
+    ) -> Result<u64, Errno> {
         let cfg = &self.cfg;
         if len > cfg.task_size {
             return Err(Errno::ENOMEM);
         }
-        let addr = if fixed { addr } else { self.search(addr, len)? };
+        let addr = if fixed {
+            addr
+        } else {
+            match thp_off.and_then(|off| self.thp_search(addr, len, off)) {
+                Some(a) => a,
+                None => self.search(addr, len)?,
+            }
+        };
         if addr > cfg.task_size - len {
             return Err(Errno::ENOMEM);
         }
@@ -35,8 +96,36 @@ impl Inner {
         Ok(addr)
     }
 
+    /// `__thp_get_unmapped_area`: `None` when the mapped part of the file
+    /// (`off .. off + len`) covers no aligned 2 MiB block or the padded
+    /// search fails; the caller then places without alignment.
+    fn thp_search(&self, hint: u64, len: u64, off: u64) -> Option<u64> {
+        let off_end = off.checked_add(len)?;
+        let off_align = off.checked_next_multiple_of(PMD_SIZE)?;
+        if off_end <= off_align || off_end - off_align < PMD_SIZE {
+            return None;
+        }
+        let len_pad = len.checked_add(PMD_SIZE)?;
+        off.checked_add(len_pad)?;
+        let found = self.search(hint, len_pad).ok()?;
+        if found == hint {
+            return Some(hint);
+        }
+        // Top-down (MMF_TOPDOWN): a range that already starts aligned moves
+        // up by a whole block, so the mapping ends at the top of the range.
+        let off_sub = off.wrapping_sub(found) & (PMD_SIZE - 1);
+        if off_sub == 0 {
+            Some(found + PMD_SIZE)
+        } else {
+            Some(found + off_sub)
+        }
+    }
+
     /// `arch_get_unmapped_area_topdown` (arch/x86/kernel/sys_x86_64.c).
     fn search(&self, hint: u64, len: u64) -> Result<u64, Errno> {
+        if len > self.cfg.task_size {
+            return Err(Errno::ENOMEM);
+        }
         let h = hint & !(PAGE_SIZE - 1);
         if h != 0 && self.hint_fits(h, len) {
             return Ok(h);

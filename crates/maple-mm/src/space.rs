@@ -47,6 +47,8 @@ pub(crate) struct Inner {
     pub(crate) start_brk: u64,
     /// `mm->brk`.
     pub(crate) brk: u64,
+    /// Whether the `[vsyscall]` gate page is shown (`get_gate_vma`).
+    pub(crate) vsyscall: bool,
 }
 
 /// The accounting of an address space.
@@ -83,6 +85,7 @@ impl Inner {
             total_vm: 0,
             start_brk: brk,
             brk,
+            vsyscall: false,
         }
     }
 
@@ -176,10 +179,11 @@ impl AddressSpace {
         }
     }
 
-    /// The layout as `/proc/PID/maps` prints it, one line per VMA.
+    /// The layout as `/proc/PID/maps` prints it, one line per VMA, the
+    /// `[vsyscall]` gate page last if the space has it.
     pub fn maps(&self) -> String {
         let mut s = String::new();
-        for v in self.vmas() {
+        for v in self.vmas().cloned().chain(self.gate_vma()) {
             s.push_str(&v.to_string());
             s.push('\n');
         }

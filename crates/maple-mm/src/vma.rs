@@ -10,18 +10,175 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// page cache of pages, zero until written through
 /// [`Memory::write_file`](crate::Memory::write_file) or a shared mapping).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FileId(pub u64);
+
+/// How a file was opened (`O_ACCMODE` of the descriptor passed to `mmap`):
+/// what its mappings may ever do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum OpenMode {
+    /// `O_RDONLY`: a shared mapping gets neither `VM_SHARED` nor
+    /// `VM_MAYWRITE` (so `mprotect(PROT_WRITE)` on it is `EACCES`), and
+    /// `MAP_SHARED` with `PROT_WRITE` is `EACCES`.
+    ReadOnly,
+    /// `O_WRONLY`: every mapping is `EACCES` (mapping needs read access).
+    WriteOnly,
+    /// `O_RDWR`.
+    #[default]
+    ReadWrite,
+}
+
+/// A file as `mmap` sees it: which file ([`FileId`], whose pages the
+/// page cache holds), how it was opened ([`OpenMode`]), and whether its
+/// file system places mappings on 2 MiB boundaries. It stands for the
+/// kernel's `struct file`: two VMAs merge only if they map the same
+/// `OpenFile` (equal in every field).
+///
+/// `thp_aligned` is the file system's `get_unmapped_area` being
+/// `thp_get_unmapped_area` (Linux 6.18: ext4, xfs, btrfs-less setups ...;
+/// not tmpfs with `huge=never`, not procfs or device files): a non-fixed
+/// mapping of such a file is placed with `address ≡ file offset (mod 2
+/// MiB)` when its range of the file covers a whole aligned 2 MiB block.
+///
+/// ```
+/// use maple_mm::{AddressSpace, FileId, OpenFile, OpenMode, MapFlags, Prot, Errno};
+/// let mut mm = AddressSpace::new();
+/// let ro = OpenFile::new(FileId(7)).mode(OpenMode::ReadOnly);
+/// let a = mm.mmap_file(0, 4096, Prot::READ, MapFlags::SHARED, ro, 0).unwrap();
+/// assert!(!mm.vma_at(a).unwrap().is_shared());           // no VM_SHARED ...
+/// assert_eq!(mm.mprotect(a, 4096, Prot::RW), Err(Errno::EACCES)); // ... nor VM_MAYWRITE
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct OpenFile {
+    /// The file.
+    pub id: FileId,
+    /// Its open mode.
+    pub mode: OpenMode,
+    /// Whether its file system aligns mappings to 2 MiB
+    /// (`thp_get_unmapped_area`).
+    pub thp_aligned: bool,
+}
+
+impl OpenFile {
+    /// `id` opened read-write on a file system that does not align mappings.
+    pub const fn new(id: FileId) -> OpenFile {
+        OpenFile {
+            id,
+            mode: OpenMode::ReadWrite,
+            thp_aligned: false,
+        }
+    }
+
+    /// The same file with another open mode.
+    pub const fn mode(self, mode: OpenMode) -> OpenFile {
+        OpenFile { mode, ..self }
+    }
+
+    /// The same file on a file system that does (`true`) or does not align
+    /// mappings to 2 MiB.
+    pub const fn thp_aligned(self, thp_aligned: bool) -> OpenFile {
+        OpenFile {
+            thp_aligned,
+            ..self
+        }
+    }
+
+    /// `FMODE_READ`.
+    pub fn readable(self) -> bool {
+        self.mode != OpenMode::WriteOnly
+    }
+
+    /// `FMODE_WRITE`.
+    pub fn writable(self) -> bool {
+        self.mode != OpenMode::ReadOnly
+    }
+}
+
+impl From<FileId> for OpenFile {
+    fn from(id: FileId) -> OpenFile {
+        OpenFile::new(id)
+    }
+}
+
+/// The special mappings the kernel installs at `execve`
+/// (`_install_special_mapping`, `map_vdso`) and the `[vsyscall]` gate area,
+/// with the flags Linux 6.18 gives them on x86-64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Special {
+    /// `[vvar]`: the vDSO data pages, `VM_READ | VM_MAYREAD | VM_IO |
+    /// VM_DONTDUMP | VM_PFNMAP | VM_DONTEXPAND` (`rd mr pf io de dd`).
+    Vvar,
+    /// `[vvar_vclock]`: the vDSO clock pages (Linux 6.13+), flags as `[vvar]`.
+    VvarVclock,
+    /// `[vdso]`: the vDSO code, `VM_READ | VM_EXEC | VM_MAY{READ,WRITE,EXEC}
+    /// | VM_DONTEXPAND` (`rd ex mr mw me de`).
+    Vdso,
+    /// `[vsyscall]`: the legacy gate page at `0xffffffffff600000`, `VM_EXEC`
+    /// only (`ex`). It is no VMA of the address space (it lies above
+    /// `TASK_SIZE`; `/proc/PID/maps` prints it last): see
+    /// [`AddressSpace::set_vsyscall`](crate::AddressSpace::set_vsyscall).
+    Vsyscall,
+}
+
+impl Special {
+    /// The name `/proc/PID/maps` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Special::Vvar => "[vvar]",
+            Special::VvarVclock => "[vvar_vclock]",
+            Special::Vdso => "[vdso]",
+            Special::Vsyscall => "[vsyscall]",
+        }
+    }
+
+    /// The special mapping of a `/proc/PID/maps` name.
+    pub fn from_name(name: &str) -> Option<Special> {
+        [
+            Special::Vvar,
+            Special::VvarVclock,
+            Special::Vdso,
+            Special::Vsyscall,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+
+    /// The VMA flags Linux gives it.
+    pub fn flags(self) -> VmFlags {
+        match self {
+            Special::Vvar | Special::VvarVclock => {
+                VmFlags::READ
+                    | VmFlags::MAYREAD
+                    | VmFlags::IO
+                    | VmFlags::DONTDUMP
+                    | VmFlags::PFNMAP
+                    | VmFlags::DONTEXPAND
+            }
+            Special::Vdso => VmFlags::READ | VmFlags::EXEC | VmFlags::MAY_RWX | VmFlags::DONTEXPAND,
+            Special::Vsyscall => VmFlags::EXEC,
+        }
+    }
+}
+
+/// The address of the `[vsyscall]` page (`VSYSCALL_ADDR`).
+pub const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 
 /// A shared anonymous memory object (Linux: the shmem file behind a
 /// `MAP_SHARED | MAP_ANONYMOUS` mapping). Freed with its last mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShmId(pub(crate) u64);
 
 /// The identity of an `anon_vma`: the set of anonymous pages a VMA's pages
 /// belong to. Assigned on the first anonymous fault (`anon_vma_prepare`),
 /// copied by splits, fresh in a child at fork (`anon_vma_fork`). Two VMAs
-/// whose ids differ never merge (`is_mergeable_anon_vma`).
+/// whose ids differ never merge (`is_mergeable_anon_vma`); see
+/// [`Vma::anon_vma_inherited`] for the case where one has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AnonId(u64);
 
 static NEXT_ANON: AtomicU64 = AtomicU64::new(1);
@@ -35,6 +192,7 @@ impl AnonId {
 
 /// What a VMA maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Backing {
     /// Private anonymous memory: zero-filled on demand.
     Anon,
@@ -42,6 +200,10 @@ pub enum Backing {
     File(FileId),
     /// Shared anonymous memory.
     Shm(ShmId),
+    /// A special mapping of the kernel ([`Special`]): its pages come from
+    /// the kernel (the model: one zero-filled object per kind, shared by
+    /// every space of a [`Memory`](crate::Memory)).
+    Special(Special),
 }
 
 /// A virtual memory area: `start..end`, page aligned, with its flags, its
@@ -51,13 +213,23 @@ pub enum Backing {
 /// `mmap` time, as in Linux (so that merging requires contiguous offsets
 /// there too); for shared anonymous memory it starts at 0.
 #[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Vma {
     pub(crate) start: u64,
     pub(crate) end: u64,
     pub(crate) flags: VmFlags,
     pub(crate) pgoff: u64,
     pub(crate) backing: Backing,
+    /// `vm_file` for a file mapping: the file, its open mode, its file
+    /// system's placement rule. (A serialized layout without it has none.)
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) vm_file: Option<OpenFile>,
     pub(crate) anon: Option<AnonId>,
+    /// The anon_vma chain is not singular: the VMA was inherited at fork
+    /// with anonymous pages (`anon_vma_fork`), so its pages may still be
+    /// shared with the parent's anon_vma.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) anon_inherited: bool,
 }
 
 impl Vma {
@@ -104,9 +276,28 @@ impl Vma {
             _ => None,
         }
     }
+    /// The file as it was opened for the mapping (`vm_file`), for a file mapping.
+    pub fn open_file(&self) -> Option<OpenFile> {
+        self.vm_file
+    }
+    /// The special mapping this VMA is, if any.
+    pub fn special(&self) -> Option<Special> {
+        match self.backing {
+            Backing::Special(s) => Some(s),
+            _ => None,
+        }
+    }
     /// The anon_vma identity, once the VMA has anonymous pages.
     pub fn anon_vma(&self) -> Option<AnonId> {
         self.anon
+    }
+    /// Whether the VMA's anon_vma chain holds more than its own anon_vma:
+    /// the VMA (or the one it was split from) was copied at fork with
+    /// anonymous pages. Such a VMA merges with a neighbour that has no
+    /// anon_vma yet only if the kernel would: never (`vma_had_uncowed_parents`,
+    /// Linux 6.16+; before, `list_is_singular(&vma->anon_vma_chain)`).
+    pub fn anon_vma_inherited(&self) -> bool {
+        self.anon_inherited
     }
     /// `VM_SHARED`.
     pub fn is_shared(&self) -> bool {
@@ -147,7 +338,9 @@ impl Vma {
     pub(crate) fn same_attrs(&self, o: &Vma) -> bool {
         self.flags == o.flags
             && self.backing == o.backing
+            && self.vm_file == o.vm_file
             && self.anon == o.anon
+            && self.anon_inherited == o.anon_inherited
             && self.pgoff == o.pgoff
     }
 
@@ -162,22 +355,37 @@ impl Vma {
     }
 
     /// The kernel's merge rule (`is_mergeable_vma`, `is_mergeable_anon_vma`,
-    /// `can_vma_merge_after`): `self` ends where `next` starts, the flags are
-    /// equal, the backing is the same object, the page offsets are contiguous,
-    /// and the anon_vmas are equal or at least one is still unassigned.
+    /// `can_vma_merge_after`): `self` ends where `next` starts, neither is a
+    /// special mapping (`VM_SPECIAL`), the flags are equal, the backing is
+    /// the same object opened the same way (`vm_file`), the page offsets are
+    /// contiguous, and the anon_vmas are compatible: equal, or one
+    /// unassigned and the other's chain singular (not inherited at fork).
     pub(crate) fn can_merge(&self, next: &Vma) -> bool {
+        let anon_ok = match (self.anon, next.anon) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a == b,
+            (Some(_), None) => !self.anon_inherited,
+            (None, Some(_)) => !next.anon_inherited,
+        };
         self.end == next.start
             && self.flags == next.flags
+            && !self.flags.intersects(VmFlags::SPECIAL)
             && self.backing == next.backing
+            && self.vm_file == next.vm_file
             && self.pgoff + self.pages() == next.pgoff
-            && (self.anon.is_none() || next.anon.is_none() || self.anon == next.anon)
+            && anon_ok
     }
 
     /// `self` and `next` as one VMA (assumes [`can_merge`](Self::can_merge)).
     pub(crate) fn merged(&self, next: &Vma) -> Vma {
+        let (anon, anon_inherited) = match self.anon {
+            Some(a) => (Some(a), self.anon_inherited),
+            None => (next.anon, next.anon_inherited),
+        };
         Vma {
             end: next.end,
-            anon: self.anon.or(next.anon),
+            anon,
+            anon_inherited,
             ..self.clone()
         }
     }
@@ -188,6 +396,7 @@ impl Vma {
     pub(crate) fn anon_compatible(&self, next: &Vma) -> bool {
         self.end == next.start
             && self.backing == next.backing
+            && self.vm_file == next.vm_file
             && self.pgoff + self.pages() == next.pgoff
             && (self.flags.bits() ^ next.flags.bits()) & !VmFlags::ACCESS.bits() == 0
     }
@@ -197,14 +406,19 @@ impl fmt::Debug for Vma {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Vma({:#x}-{:#x} {} {:?} pgoff={:#x} {:?} anon={:?})",
+            "Vma({:#x}-{:#x} {} {:?} pgoff={:#x} {:?} anon={:?}{})",
             self.start,
             self.end,
             perms(self.flags),
             self.backing,
             self.pgoff,
             self.flags,
-            self.anon.map(|a| a.0)
+            self.anon.map(|a| a.0),
+            if self.anon_inherited {
+                " inherited"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -236,6 +450,7 @@ impl fmt::Display for Vma {
                 id.0,
                 "/dev/zero (deleted)".to_string(),
             ),
+            Backing::Special(s) => (0, 0, s.name().to_string()),
         };
         let head = format!(
             "{:08x}-{:08x} {} {:08x} 00:00 {}",
@@ -264,7 +479,9 @@ mod tests {
             flags,
             pgoff: start >> PAGE_SHIFT,
             backing: Backing::Anon,
+            vm_file: None,
             anon: None,
+            anon_inherited: false,
         }
     }
 
@@ -302,9 +519,59 @@ mod tests {
         assert_eq!(ax.merged(&b).anon, Some(x));
         let f = Vma {
             backing: Backing::File(FileId(1)),
+            vm_file: Some(OpenFile::new(FileId(1))),
             ..b.clone()
         };
         assert!(!a.can_merge(&f));
+        let ro = Vma {
+            vm_file: Some(OpenFile::new(FileId(1)).mode(OpenMode::ReadOnly)),
+            ..f.clone()
+        };
+        let f0 = Vma {
+            start: 0x1000,
+            end: 0x3000,
+            pgoff: f.pgoff - 2,
+            ..f.clone()
+        };
+        assert!(f0.can_merge(&f), "same file, same open mode");
+        assert!(!f0.can_merge(&ro), "another open of the file");
+    }
+
+    /// `is_mergeable_anon_vma`: a VMA inherited at fork with an anon_vma
+    /// does not merge with a neighbour that has none; with one of the same
+    /// id (its own split part) it does.
+    #[test]
+    fn inherited_anon_vma_blocks_merges_with_unassigned() {
+        let x = AnonId::fresh();
+        let parent_side = Vma {
+            anon: Some(x),
+            ..anon(0x1000, 0x3000, RW)
+        };
+        let fresh = anon(0x3000, 0x5000, RW);
+        assert!(parent_side.can_merge(&fresh), "singular chain: merges");
+        let child_side = Vma {
+            anon_inherited: true,
+            ..parent_side.clone()
+        };
+        assert!(!child_side.can_merge(&fresh), "inherited chain: no merge");
+        let before = anon(0x0, 0x1000, RW);
+        assert!(!before.can_merge(&child_side), "in either order");
+        let split_part = Vma {
+            start: 0x3000,
+            end: 0x4000,
+            pgoff: 3,
+            ..child_side.clone()
+        };
+        assert!(child_side.can_merge(&split_part), "same anon_vma: merges");
+        let special = Vma {
+            flags: RW | VmFlags::DONTEXPAND,
+            ..anon(0x1000, 0x3000, RW)
+        };
+        let special2 = Vma {
+            flags: RW | VmFlags::DONTEXPAND,
+            ..fresh.clone()
+        };
+        assert!(!special.can_merge(&special2), "VM_SPECIAL never merges");
     }
 
     #[test]
@@ -315,7 +582,9 @@ mod tests {
             flags: RW,
             pgoff: 5,
             backing: Backing::File(FileId(2)),
+            vm_file: Some(OpenFile::new(FileId(2))),
             anon: None,
+            anon_inherited: false,
         };
         let s = f.slice(0x13000, 0x15000);
         assert_eq!((s.start, s.end, s.pgoff), (0x13000, 0x15000, 8));
@@ -335,7 +604,9 @@ mod tests {
             flags: VmFlags::READ | VmFlags::EXEC,
             pgoff: 2,
             backing: Backing::File(FileId(9)),
+            vm_file: Some(OpenFile::new(FileId(9))),
             anon: None,
+            anon_inherited: false,
         };
         assert!(f
             .to_string()

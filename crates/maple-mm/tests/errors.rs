@@ -1,9 +1,12 @@
-//! Error codes by Linux's rules, and: a failed call changes nothing.
+//! Error codes by Linux's rules, and what a failed call leaves: nothing
+//! changed, except where Linux changes part of the range before failing
+//! (`mprotect` up to a hole, `madvise` around holes), which the model follows.
 
 mod common;
 use common::*;
 use maple_mm::{
-    AddressSpace, Advice, Config, Errno, FaultKind, FileId, MapFlags, Prot, RemapFlags, TASK_SIZE,
+    AddressSpace, Advice, Config, Errno, FaultKind, FileId, MapFlags, Prot, RemapFlags, VmFlags,
+    TASK_SIZE,
 };
 
 const B: u64 = 0x3000_0000;
@@ -126,14 +129,11 @@ fn mprotect_errors() {
     let mut m = setup();
     fails(&mut m, Errno::EINVAL, |m| m.mprotect(B + 1, P, Prot::READ));
     fails(&mut m, Errno::ENOMEM, |m| {
-        m.mprotect(B + 3 * P, 4 * P, Prot::READ)
-    }); // hole at 4..6
-    fails(&mut m, Errno::ENOMEM, |m| {
         m.mprotect(B + 4 * P, P, Prot::READ)
-    });
+    }); // inside the hole at 4..6
     fails(&mut m, Errno::ENOMEM, |m| {
-        m.mprotect(B + 8 * P, 4 * P, Prot::READ)
-    }); // hole at the end
+        m.mprotect(B + 4 * P, 3 * P, Prot::RW)
+    }); // starts in the hole: nothing changes
     fails(&mut m, Errno::EINVAL, |m| {
         m.mprotect(B, P, Prot::from_bits_retain(0x10))
     });
@@ -149,6 +149,76 @@ fn mprotect_errors() {
     assert_eq!(m.mprotect(B, 0, Prot::NONE), Ok(()));
 }
 
+/// `do_mprotect_pkey` changes VMA by VMA: the part before a hole keeps the
+/// new protection, then `ENOMEM`; a refusing VMA (`EACCES`) likewise.
+#[test]
+fn mprotect_changes_up_to_the_failure() {
+    let mut m = setup();
+    assert_eq!(m.mprotect(B + 3 * P, 4 * P, Prot::READ), Err(Errno::ENOMEM));
+    assert_eq!(draw(&m, B, 10), "AAAB  CCCC");
+    assert_eq!(m.vma_at(B + 3 * P).unwrap().prot(), Prot::READ);
+    check(&m);
+    // a hole at the end: every VMA before it changed
+    assert_eq!(m.mprotect(B + 8 * P, 4 * P, Prot::RW), Err(Errno::ENOMEM));
+    assert_eq!(draw(&m, B, 10), "AAAB  CCDD");
+    assert_eq!(m.vma_at(B + 8 * P).unwrap().prot(), Prot::RW);
+    check(&m);
+    // EACCES on the second VMA: the first keeps the change
+    let ro = FileId(5);
+    m.mmap_file(
+        B + 10 * P,
+        P,
+        Prot::READ,
+        MapFlags::SHARED | MapFlags::FIXED,
+        maple_mm::OpenFile::new(ro).mode(maple_mm::OpenMode::ReadOnly),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        m.mprotect(B + 9 * P, 2 * P, Prot::WRITE),
+        Err(Errno::EACCES)
+    );
+    assert_eq!(m.vma_at(B + 9 * P).unwrap().prot(), Prot::WRITE);
+    assert_eq!(m.vma_at(B + 10 * P).unwrap().prot(), Prot::READ);
+    check(&m);
+}
+
+/// `madvise_walk_vmas` goes on past a hole: every mapped part is advised,
+/// then `ENOMEM`.
+#[test]
+fn madvise_advises_around_holes() {
+    let mut m = setup();
+    assert_eq!(
+        m.madvise(B + 3 * P, 6 * P, Advice::DontFork),
+        Err(Errno::ENOMEM)
+    );
+    assert_eq!(draw(&m, B, 10), "AAAB  CCCD");
+    assert!(m
+        .vma_at(B + 3 * P)
+        .unwrap()
+        .flags()
+        .contains(VmFlags::DONTCOPY));
+    assert!(m
+        .vma_at(B + 8 * P)
+        .unwrap()
+        .flags()
+        .contains(VmFlags::DONTCOPY));
+    assert!(!m
+        .vma_at(B + 9 * P)
+        .unwrap()
+        .flags()
+        .contains(VmFlags::DONTCOPY));
+    check(&m);
+    // DONTNEED drops the pages before the hole too
+    assert_eq!(m.read_byte(B).unwrap(), 1);
+    assert_eq!(m.madvise(B, 10 * P, Advice::DontNeed), Err(Errno::ENOMEM));
+    assert_eq!(m.read_byte(B).unwrap(), 0);
+    // no VMA at all in the range
+    fails(&mut m, Errno::ENOMEM, |m| {
+        m.madvise(B + 4 * P, 2 * P, Advice::DontFork)
+    });
+}
+
 #[test]
 fn madvise_errors() {
     let mut m = setup();
@@ -156,10 +226,7 @@ fn madvise_errors() {
         m.madvise(B + 1, P, Advice::DontFork)
     });
     fails(&mut m, Errno::ENOMEM, |m| {
-        m.madvise(B, 10 * P, Advice::DontFork)
-    });
-    fails(&mut m, Errno::ENOMEM, |m| {
-        m.madvise(B, 10 * P, Advice::DontNeed)
+        m.madvise(B + 4 * P, 2 * P, Advice::DontFork)
     });
     fails(&mut m, Errno::EINVAL, |m| {
         m.madvise(B, u64::MAX, Advice::DontFork)
@@ -167,6 +234,13 @@ fn madvise_errors() {
     assert_eq!(m.madvise(B, 0, Advice::DontFork), Ok(()));
     assert_eq!(Advice::from_raw(18), Some(Advice::WipeOnFork));
     assert_eq!(Advice::from_raw(99), None);
+    fails(&mut m, Errno::EINVAL, |m| m.madvise_raw(B, P, 5).unwrap());
+    fails(&mut m, Errno::EINVAL, |m| m.madvise_raw(B, P, 99).unwrap());
+    assert_eq!(
+        m.madvise_raw(B, P, 102),
+        None,
+        "MADV_GUARD_INSTALL: known, not modelled"
+    );
 }
 
 #[test]
@@ -232,6 +306,14 @@ fn max_map_count() {
     assert_eq!(m.munmap(B + 30 * P, P), Ok(()));
     assert_eq!(m.mprotect(B + 9 * P, P, Prot::READ), Ok(()));
     assert_eq!(m.map_count(), 3);
+    check(&m);
+    // one split left: vma_modify splits at the start, then the split at
+    // the end fails; the VMA stays cut in two with its old protection
+    assert_eq!(m.munmap(B + 20 * P, P), Ok(()));
+    assert_eq!(m.map_count(), 2);
+    assert_eq!(m.mprotect(B + 3 * P, P, Prot::READ), Err(Errno::ENOMEM));
+    assert_eq!(draw(&m, B, 10), " AABBBBBBC");
+    assert_eq!(m.vma_at(B + 3 * P).unwrap().prot(), Prot::RW);
     check(&m);
 }
 
@@ -324,5 +406,96 @@ fn tiny_mmap_min_addr() {
             .map(|a| a != 0),
         Ok(true)
     );
+    check(&m);
+}
+
+/// `do_mmap`'s checks of the flags and the file, as Linux 6.18 returns them.
+#[test]
+fn mmap_flag_errors() {
+    let mut m = setup();
+    let f = Some(FileId(3));
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::READ,
+            MapFlags::PRIVATE | MapFlags::GROWSDOWN,
+            f,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EOPNOTSUPP, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::RW,
+            MapFlags::SHARED_VALIDATE | MapFlags::SYNC,
+            f,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EOPNOTSUPP, |m| {
+        let flags = MapFlags::SHARED_VALIDATE | MapFlags::FIXED_NOREPLACE;
+        m.mmap(0x6000_0000, P, Prot::RW, flags, f, 0)
+    });
+    fails(&mut m, Errno::ENOMEM, |m| {
+        m.mmap(
+            0,
+            P,
+            Prot::RW,
+            MapFlags::PRIVATE_ANON | MapFlags::HUGETLB,
+            None,
+            0,
+        )
+    });
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mmap(0, P, Prot::RW, MapFlags::TYPE, f, 0)
+    });
+    // MAP_SYNC is ignored without MAP_SHARED_VALIDATE
+    assert!(m
+        .mmap(0, P, Prot::RW, MapFlags::SHARED | MapFlags::SYNC, f, 0)
+        .is_ok());
+    assert_eq!(Errno::from_code(95), Some(Errno::EOPNOTSUPP));
+}
+
+/// `brk` never fails: a refused move returns the old break and changes
+/// nothing (below `start_brk`, into the next mapping).
+#[test]
+fn brk_refusals() {
+    let mut m = AddressSpace::new();
+    let start = m.brk(0);
+    assert_eq!(m.brk(start - P), start, "below start_brk");
+    assert_eq!(m.brk(start + 4 * P), start + 4 * P);
+    let heap = m.vma_at(start).unwrap().clone();
+    assert!(heap.flags().contains(VmFlags::ACCOUNT));
+    m.mmap(
+        start + 8 * P,
+        P,
+        Prot::READ,
+        MapFlags::PRIVATE_ANON | MapFlags::FIXED,
+        None,
+        0,
+    )
+    .unwrap();
+    let before = m.maps();
+    // the new end plus one page may not reach the next mapping
+    assert_eq!(m.brk(start + 7 * P + 1), start + 4 * P);
+    assert_eq!(m.maps(), before);
+    assert_eq!(m.brk(start + 7 * P), start + 7 * P);
+    assert_eq!(m.brk(start), start, "shrinking back to the start");
+    assert!(m.vma_at(start).is_none());
+    check(&m);
+}
+
+/// Shrinking unmaps the whole tail, whatever VMAs it covers; duplicating a
+/// private mapping (`old_len == 0`) is `EINVAL`.
+#[test]
+fn mremap_shrinks_across_vmas() {
+    let mut m = setup();
+    fails(&mut m, Errno::EINVAL, |m| {
+        m.mremap(B, 0, P, RemapFlags::MAYMOVE, 0)
+    });
+    assert_eq!(m.mremap(B, 10 * P, P, RemapFlags::EMPTY, 0), Ok(B));
+    assert_eq!(draw(&m, B, 10), "A         ");
     check(&m);
 }

@@ -1,5 +1,7 @@
-//! Every failure point of fork (seed 001): a fork that fails anywhere
-//! undoes everything; nothing leaks and every count is back.
+//! Every failure point of fork (the kernel's `undo_dup_mmap`, from the
+//! `__mt_dup` series): a fork that fails anywhere undoes everything; nothing
+//! leaks and every count is back. Needs the `failpoints` feature.
+#![cfg(feature = "failpoints")]
 
 mod common;
 use common::*;
@@ -97,9 +99,8 @@ fn every_failure_point_undoes_the_fork() {
     }
 }
 
-/// The tree's own allocator failing inside `__mt_dup` (feature
-/// `tree-failpoints`): the fork fails with ENOMEM and nothing changes.
-#[cfg(feature = "tree-failpoints")]
+/// The tree's own allocator failing inside `__mt_dup` (maple-tree's
+/// `failpoints`): the fork fails with ENOMEM and nothing changes.
 #[test]
 fn tree_allocation_failure_during_dup() {
     use maple_tree::failpoints;

@@ -139,9 +139,14 @@ fn bottom_up_fallback_when_top_down_is_full() {
     };
     let mut m = AddressSpace::with_config(cfg);
     let a = m
-        .mmap(0, 0x20_0000, Prot::RW, MapFlags::PRIVATE_ANON, None, 0)
+        .mmap(0, 0x1f_f000, Prot::RW, MapFlags::PRIVATE_ANON, None, 0)
         .unwrap();
     assert_eq!(a, m.config().mmap_legacy_base);
+    // a 2 MiB multiple: the padded bottom-up range, aligned up
+    let b = m
+        .mmap(0, 0x20_0000, Prot::READ, MapFlags::PRIVATE_ANON, None, 0)
+        .unwrap();
+    assert_eq!(b, (a + 0x1f_f000).next_multiple_of(0x20_0000));
     check(&m);
 }
 

@@ -1,9 +1,10 @@
 //! `validate()`: every structural invariant, checked from the root down; and
 //! the node census behind `stats()`.
 
-use crate::error::{CheckError, Stats};
+use crate::error::CheckError;
 use crate::gap::leaf_gap;
 use crate::node::{Kind, NodePtr, LEAF_SLOTS};
+use crate::stats::Stats;
 use crate::tree::MapleTree;
 use alloc::format;
 use alloc::string::String;

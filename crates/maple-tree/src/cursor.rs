@@ -135,32 +135,88 @@ impl<'a, V> Cursor<'a, V> {
     }
 
     /// The index the cursor was put at, or the start of the range it stepped to.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(15);
+    /// assert_eq!(c.index(), 15);
+    /// c.next_entry();
+    /// assert_eq!(c.index(), 30); // the start of the range it stepped to
+    /// ```
     pub fn index(&self) -> u64 {
         self.pos.index
     }
 
     /// The range (entry or gap) holding the cursor's index.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let c = t.cursor(25);
+    /// assert_eq!(c.range(), 20..=29); // a gap
+    /// assert_eq!(c.get(), None);
+    /// ```
     pub fn range(&self) -> RangeInclusive<u64> {
         self.pos.range()
     }
 
     /// The value of the entry at the cursor, if it is on an entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(12);
+    /// assert_eq!(c.get(), Some(&'a'));
+    /// c.seek(20);
+    /// assert_eq!(c.get(), None);
+    /// ```
     pub fn get(&self) -> Option<&'a V> {
         self.pos.get()
     }
 
     /// The entry at the cursor, if it is on an entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let c = t.cursor(12);
+    /// assert_eq!(c.key_value(), Some((10..=19, &'a')));
+    /// ```
     pub fn key_value(&self) -> Option<(RangeInclusive<u64>, &'a V)> {
         self.get().map(|v| (self.range(), v))
     }
 
     /// Moves to `index`, climbing only as high as needed.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(0);
+    /// c.seek(35);
+    /// assert_eq!(c.key_value(), Some((30..=39, &'b')));
+    /// ```
     #[doc(alias = "mas_set")]
     pub fn seek(&mut self, index: u64) {
         self.pos.seek(self.tree, index)
     }
 
     /// Moves to the next entry after the current range and returns it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(0);
+    /// assert_eq!(c.next_entry(), Some((10..=19, &'a')));
+    /// assert_eq!(c.next_entry(), Some((30..=39, &'b')));
+    /// assert_eq!(c.next_entry(), None);
+    /// ```
     #[doc(alias = "mas_next")]
     #[doc(alias = "mas_find")]
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
@@ -168,18 +224,50 @@ impl<'a, V> Cursor<'a, V> {
     }
 
     /// Moves to the previous entry before the current range and returns it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(u64::MAX);
+    /// assert_eq!(c.prev_entry(), Some((30..=39, &'b')));
+    /// assert_eq!(c.prev_entry(), Some((10..=19, &'a')));
+    /// assert_eq!(c.prev_entry(), None);
+    /// ```
     #[doc(alias = "mas_prev")]
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
         self.pos.step_to_entry(false)
     }
 
     /// Steps to the next range, entry or gap.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(15);
+    /// assert_eq!(c.next_range(), Some((20..=29, None)));
+    /// assert_eq!(c.next_range(), Some((30..=39, Some(&'b'))));
+    /// assert_eq!(c.next_range(), Some((40..=u64::MAX, None)));
+    /// assert_eq!(c.next_range(), None);
+    /// ```
     #[doc(alias = "mas_next_range")]
     pub fn next_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
         self.pos.step_range(true)
     }
 
     /// Steps to the previous range, entry or gap.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor(35);
+    /// assert_eq!(c.prev_range(), Some((20..=29, None)));
+    /// assert_eq!(c.prev_range(), Some((10..=19, Some(&'a'))));
+    /// assert_eq!(c.prev_range(), Some((0..=9, None)));
+    /// assert_eq!(c.prev_range(), None);
+    /// ```
     #[doc(alias = "mas_prev_range")]
     pub fn prev_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
         self.pos.step_range(false)
@@ -211,21 +299,58 @@ impl<'a, V> CursorMut<'a, V> {
     }
 
     /// The index the cursor is at.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(15);
+    /// assert_eq!(c.index(), 15);
+    /// c.next_entry();
+    /// assert_eq!(c.index(), 30); // the start of the range it stepped to
+    /// ```
     pub fn index(&self) -> u64 {
         self.pos.index
     }
 
     /// The range (entry or gap) holding the cursor's index.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let c = t.cursor_mut(25);
+    /// assert_eq!(c.range(), 20..=29); // a gap
+    /// assert_eq!(c.get(), None);
+    /// ```
     pub fn range(&self) -> RangeInclusive<u64> {
         self.pos.range()
     }
 
     /// The value at the cursor.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(12);
+    /// assert_eq!(c.get(), Some(&'a'));
+    /// c.seek(20);
+    /// assert_eq!(c.get(), None);
+    /// ```
     pub fn get(&self) -> Option<&V> {
         self.pos.get()
     }
 
     /// The value at the cursor, mutably.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 1);
+    /// let mut c = t.cursor_mut(12);
+    /// *c.get_mut().unwrap() *= 7;
+    /// assert_eq!(t.get(10), Some(&7));
+    /// ```
     pub fn get_mut(&mut self) -> Option<&mut V> {
         if self.pos.path.height == 0 || !self.pos.path.is_present() {
             return None;
@@ -235,37 +360,105 @@ impl<'a, V> CursorMut<'a, V> {
     }
 
     /// The entry at the cursor.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let c = t.cursor_mut(12);
+    /// assert_eq!(c.key_value(), Some((10..=19, &'a')));
+    /// ```
     pub fn key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
         self.get().map(|v| (self.range(), v))
     }
 
     /// Moves to `index`, climbing only as high as needed.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(0);
+    /// c.seek(35);
+    /// assert_eq!(c.key_value(), Some((30..=39, &'b')));
+    /// ```
     pub fn seek(&mut self, index: u64) {
         self.pos.seek(self.tree, index)
     }
 
     /// Moves to the next entry after the current range and returns it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(0);
+    /// assert_eq!(c.next_entry(), Some((10..=19, &'a')));
+    /// assert_eq!(c.next_entry(), Some((30..=39, &'b')));
+    /// assert_eq!(c.next_entry(), None);
+    /// ```
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
         self.pos.step_to_entry(true)
     }
 
     /// Moves to the previous entry before the current range and returns it.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(u64::MAX);
+    /// assert_eq!(c.prev_entry(), Some((30..=39, &'b')));
+    /// assert_eq!(c.prev_entry(), Some((10..=19, &'a')));
+    /// assert_eq!(c.prev_entry(), None);
+    /// ```
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
         self.pos.step_to_entry(false)
     }
 
     /// Steps to the next range, entry or gap.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(15);
+    /// assert_eq!(c.next_range(), Some((20..=29, None)));
+    /// assert_eq!(c.next_range(), Some((30..=39, Some(&'b'))));
+    /// assert_eq!(c.next_range(), Some((40..=u64::MAX, None)));
+    /// assert_eq!(c.next_range(), None);
+    /// ```
     pub fn next_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&V>)> {
         self.pos.step_range(true)
     }
 
     /// Steps to the previous range, entry or gap.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// t.insert(30..=39, 'b');
+    /// let mut c = t.cursor_mut(35);
+    /// assert_eq!(c.prev_range(), Some((20..=29, None)));
+    /// assert_eq!(c.prev_range(), Some((10..=19, Some(&'a'))));
+    /// assert_eq!(c.prev_range(), Some((0..=9, None)));
+    /// assert_eq!(c.prev_range(), None);
+    /// ```
     pub fn prev_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&V>)> {
         self.pos.step_range(false)
     }
 
     /// Stores `value` over `range` (as [`MapleTree::insert`]); the cursor
     /// moves to the start of `range`.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// let mut c = t.cursor_mut(0);
+    /// c.insert(0..100, 'a');
+    /// c.insert(40..60, 'b'); // cuts 'a'; the cursor moves to 40
+    /// assert_eq!(c.key_value(), Some((40..=59, &'b')));
+    /// assert_eq!(t.len(), 3);
+    /// ```
     ///
     /// # Panics
     /// If `range` is empty or reversed.
@@ -281,6 +474,15 @@ impl<'a, V> CursorMut<'a, V> {
     /// Stores `value` over `range` (as [`MapleTree::insert_with`]); the cursor
     /// moves to the start of `range`.
     ///
+    /// ```
+    /// // Values that record their own start, like a VMA's file offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// let mut c = t.cursor_mut(0);
+    /// c.insert_with(100..200, 100u64, |_, part| *part.start());
+    /// c.insert_with(150..160, 150, |_, part| *part.start());
+    /// assert_eq!(t.get_key_value(170), Some((160..=199, &160)));
+    /// ```
+    ///
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
@@ -291,19 +493,31 @@ impl<'a, V> CursorMut<'a, V> {
         mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
+        let mut displaced = crate::displaced::DropLater::new(first, last);
         self.tree.store_at(
             &mut self.pos.path,
             first,
             last,
             Some(value),
             &mut split,
-            &mut |_, _| {},
+            &mut displaced,
         );
         self.pos.seek(self.tree, first);
+        // Dropped once the tree and the cursor are whole again.
+        drop(displaced);
     }
 
     /// Removes the entry at the cursor and returns it; the cursor stays at
     /// its index, now in a gap.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..20, "x");
+    /// let mut c = t.cursor_mut(12);
+    /// assert_eq!(c.remove(), Some((10..=19, "x")));
+    /// assert_eq!(c.index(), 12); // now in a gap
+    /// assert_eq!(c.remove(), None);
+    /// ```
     #[doc(alias = "mas_erase")]
     pub fn remove(&mut self) -> Option<(RangeInclusive<u64>, V)> {
         self.get()?;
@@ -311,5 +525,17 @@ impl<'a, V> CursorMut<'a, V> {
         let out = self.tree.remove_at(&mut self.pos.path, range);
         self.pos.seek(self.tree, self.pos.index);
         out
+    }
+}
+
+impl<'a, V> CursorMut<'a, V> {
+    /// The value at the cursor for the rest of the cursor's borrow of the
+    /// tree (the entry API's `into_mut`).
+    pub(crate) fn into_value_mut(self) -> Option<&'a mut V> {
+        if self.pos.path.height == 0 || !self.pos.path.is_present() {
+            return None;
+        }
+        let leaf = self.pos.path.leaf();
+        Some(leaf.node.value_mut(leaf.idx))
     }
 }

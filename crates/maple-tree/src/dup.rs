@@ -1,4 +1,4 @@
-//! Duplication (kernel: `__mt_dup`, seed 000): copy the tree node by node in
+//! Duplication (kernel: `__mt_dup`): copy the tree node by node in
 //! DFS pre-order. Each node is copied once, as a whole, then its children are
 //! copied and linked in; values are mapped as their leaf is copied. There is
 //! no searching, splitting or rebalancing, so a copy costs O(n) and has the
@@ -49,6 +49,18 @@ impl<V> MapleTree<V> {
     /// node cannot be allocated or `f` fails, returns the error having freed
     /// every node of the partial copy and dropped every value `f` made,
     /// exactly once; the source is untouched.
+    ///
+    /// ```
+    /// use maple_tree::{DupError, MapleTree};
+    /// let mut t = MapleTree::new();
+    /// t.insert(0..10, "10");
+    /// t.insert(10..20, "x");
+    /// let parsed = t.try_dup_with(|s| s.parse::<u32>());
+    /// assert!(matches!(parsed, Err(DupError::Map(_)))); // nothing leaks
+    /// t.insert(10..20, "20");
+    /// let parsed = t.try_dup_with(|s| s.parse::<u32>()).unwrap();
+    /// assert_eq!(parsed.get(15), Some(&20));
+    /// ```
     pub fn try_dup_with<W, E>(
         &self,
         f: impl FnMut(&V) -> Result<W, E>,
@@ -82,6 +94,12 @@ impl<V> MapleTree<V> {
 
     /// Clones the tree by duplication, reporting node allocation failure
     /// instead of aborting.
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<String> = [(0..=9, "a".to_string())].into_iter().collect();
+    /// let copy = t.try_clone().expect("out of memory");
+    /// assert_eq!(copy, t);
+    /// ```
     pub fn try_clone(&self) -> Result<Self, AllocError>
     where
         V: Clone,

@@ -27,9 +27,10 @@
 //!   remember their path (cursors, iterators, writes). Replacing a node then
 //!   never touches its children: this keeps writes cheap and lets one pointer
 //!   store publish a rebuilt subtree.
-//! * **Writes are classified**, cheapest first: exact fit and append (seed 002)
-//!   in place; a store that stays inside one leaf which still fits splices
-//!   that leaf's slots in place (not in RCU mode); otherwise the touched
+//! * **Writes are classified**, cheapest first: exact fit and append (the
+//!   kernel's `mas_wr_append`) in place; a store that stays inside one leaf
+//!   which still fits splices that leaf's slots in place (not in RCU mode);
+//!   otherwise the touched
 //!   leaves are rebuilt and the change carried up: rewrite, split, spanning
 //!   store, rebalance, root growth and collapse.
 //!   [`Stats::write_paths`] counts which path each store took.
@@ -40,7 +41,7 @@
 //!   VMAs are.
 //! * **Duplication** ([`Clone`], [`MapleTree::dup_with`],
 //!   [`MapleTree::try_dup_with`]) copies node by node in DFS pre-order, O(n),
-//!   into one contiguous run of memory (seed 000's `__mt_dup`).
+//!   into one contiguous run of memory, as the kernel's `__mt_dup` does.
 //!
 //! Nodes that fall below a minimum fill (6 slots, 4 in allocation-tree
 //! internal nodes) are refilled from a neighbour, except the root and the last
@@ -53,11 +54,28 @@
 //! Methods take any `impl RangeBounds<u64>` (`a..b`, `a..=b`, `a..`, `..`). An
 //! empty or reversed range, and a gap search for size 0, are programming
 //! errors: those methods panic, as each one's *Panics* section says.
+//! Queries that take a range of entries or a search window
+//! ([`MapleTree::range_mut`], [`MapleTree::extract_if`], [`MapleTree::gaps`],
+//! [`MapleTree::find_gap_aligned`]) treat an empty range (`5..5`) as asking
+//! for nothing, as `BTreeMap::range` does; a reversed one still panics.
+//!
+//! # Panics in user code
+//!
+//! The tree stays sound and whole when a value's `Clone` or `Drop`, or a
+//! callback (`split`, the map of [`MapleTree::dup_with`]), panics: a store
+//! calls `split`/`Clone` before it changes anything (a panic leaves the tree
+//! as it was) and drops what it displaced only after it is done (a panic
+//! finds the store complete; the other displaced values are still dropped).
+//! `clear`, `Drop` and [`IntoIter`] keep dropping the remaining values when
+//! one `Drop` panics, as `Vec` does. Nothing is leaked or dropped twice.
 //!
 //! # Features
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the
 //!   crate is `no_std` + `alloc`.
+//! * `serde`: `Serialize` / `Deserialize` for [`MapleTree`], as a sequence
+//!   of `(first, last, value)`; see the `maple_tree::serde` module.
+//!   Works without `std`.
 //! * `failpoints`: the `failpoints` module, which makes node allocation fail
 //!   on purpose, for testing fallible operations.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -66,18 +84,37 @@
 
 extern crate alloc;
 
+/// The examples of this crate's README.md, compiled and run as doctests so
+/// that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
+
 mod check;
+mod cmp;
 mod cursor;
+mod displaced;
 mod dup;
+mod entry;
 mod error;
+mod extract;
 mod gap;
+mod gaps;
 mod iter;
 mod limbo;
+mod merge;
 mod node;
 mod pool;
+mod query;
 #[cfg(feature = "std")]
 mod rcu;
+mod read;
+#[cfg(feature = "serde")]
+pub mod serde;
+mod stats;
+mod teardown;
 mod tree;
+mod views;
 mod walk;
 mod write;
 
@@ -85,9 +122,15 @@ mod write;
 pub mod failpoints;
 
 pub use cursor::{Cursor, CursorMut};
-pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError, Stats, WritePaths};
+pub use displaced::{Displaced, DisplacedIntoIter};
+pub use entry::{Entry, OccupiedEntry, VacantEntry};
+pub use error::{AllocError, CheckError, DupError, NoSpace, OccupiedError};
+pub use extract::ExtractIf;
+pub use gaps::Gaps;
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
+pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;
+pub use views::{Keys, RangeMut, Values, ValuesMut};

@@ -20,7 +20,8 @@
 
 #![cfg_attr(not(feature = "std"), allow(dead_code))]
 
-use crate::node::{word_value, NodePtr, Word};
+use crate::node::{NodePtr, Word};
+use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::tree::MapleTree;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
@@ -102,15 +103,6 @@ impl Limbo {
 }
 
 impl<V> MapleTree<V> {
-    /// Unlinks a node whose contents now live elsewhere.
-    #[inline]
-    pub(crate) fn retire_node(&mut self, node: NodePtr) {
-        match &mut self.limbo {
-            Some(limbo) => limbo.push(Garbage::Node(node)),
-            None => self.pool.free(node),
-        }
-    }
-
     /// Frees the batches no reader can see any more.
     pub(crate) fn reclaim(&mut self) {
         let Some(limbo) = &mut self.limbo else { return };
@@ -135,31 +127,23 @@ impl<V> MapleTree<V> {
         self.free_garbage(all);
     }
 
-    /// Drops the values of an unlinked subtree and frees its nodes, now:
-    /// unlike `free_subtree`, it neither counts the values out of `len` (they
-    /// were when the subtree was unlinked) nor retires the nodes again.
-    fn free_unlinked(&mut self, node: NodePtr) {
-        if node.is_leaf() {
-            for i in (0..node.count()).filter(|&i| node.is_present(i)) {
-                drop(node.take_value::<V>(i));
-            }
-        } else {
-            for i in 0..node.count() {
-                self.free_unlinked(node.child(i));
-            }
-        }
-        self.pool.free(node);
-    }
-
+    /// Frees what a batch holds: nodes, whole subtrees with their values,
+    /// and values. A subtree's values were counted out of `len` when it was
+    /// unlinked. If a value's `Drop` panics, the rest are still dropped and
+    /// the nodes still freed (`teardown.rs`).
     fn free_garbage(&mut self, garbage: Vec<Garbage>) {
-        for g in garbage {
-            match g {
-                Garbage::Node(node) => self.pool.free(node),
-                Garbage::Subtree(node) => self.free_unlinked(node),
-                // SAFETY: a retired value word holds a `V` of this tree that
-                // no node or reader will use again; it is dropped only here.
-                Garbage::Value(word) => drop(unsafe { word_value::<V>(word) }),
-            }
-        }
+        let pool = &mut self.pool;
+        for_each_guarded(garbage.into_iter(), |g| match g {
+            Garbage::Node(node) => pool.free(node),
+            Garbage::Subtree(root) => for_each_guarded(Teardown::new(root), |visit| match visit {
+                // SAFETY: an unlinked subtree's values belong to no node
+                // or reader any more; the walk yields each one once.
+                Visit::Value(word) => unsafe { drop_word::<V>(word) },
+                Visit::Node(node) => pool.free(node),
+            }),
+            // SAFETY: a retired value word holds a `V` of this tree that
+            // no node or reader will use again; it is dropped only here.
+            Garbage::Value(word) => unsafe { drop_word::<V>(word) },
+        });
     }
 }

@@ -8,7 +8,7 @@
 //! * A writer never changes a node a reader can reach, except by single
 //!   atomic stores: a child pointer (a rebuilt subtree covering the same
 //!   range), a recorded gap, or a leaf header whose larger count and new value
-//!   bits make appended slots visible (seed 002). Everything else is built in
+//!   bits make appended slots visible (`mas_wr_append`). Everything else is built in
 //!   new nodes and published by one of those stores or by the root word.
 //!   See the "Concurrent readers" section of `node.rs` for the orderings.
 //! * A reader walks down without retrying: every node it reaches is
@@ -39,8 +39,8 @@ use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::Limbo;
 use crate::node::NodePtr;
-use crate::tree::{bounds, gap_search, MapleTree};
-use crate::walk::find_slot;
+use crate::read::ReadCore;
+use crate::tree::{bounds, MapleTree};
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
@@ -91,16 +91,38 @@ fn decode(word: usize) -> (Option<NodePtr>, usize) {
 
 impl<V: Send + Sync> RcuMapleTree<V> {
     /// An empty regular tree in RCU mode.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, "a");
+    /// assert_eq!(tree.read().get(5), Some(&"a"));
+    /// ```
     pub fn new() -> Self {
         Self::from(MapleTree::new())
     }
 
     /// An empty allocation tree in RCU mode.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc();
+    /// tree.write().insert(0..0x1000, ());
+    /// assert_eq!(tree.read().find_gap(0x1000, ..), Some(0x1000));
+    /// ```
     pub fn new_alloc() -> Self {
         Self::from(MapleTree::new_alloc())
     }
 
     /// Starts a read. Never locks and never waits.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, 1);
+    /// let r = tree.read();
+    /// let v = r.get(3).unwrap();
+    /// assert_eq!(tree.write().remove(3), Some(0..=9)); // gone for new readers...
+    /// assert_eq!(*v, 1); // ...but alive for this one until its guard drops
+    /// assert_eq!(tree.read().get(3), None);
+    /// ```
     #[doc(alias = "rcu_read_lock")]
     pub fn read(&self) -> ReadGuard<'_, V> {
         ReadGuard {
@@ -110,6 +132,16 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     }
 
     /// Starts a write, waiting for the writer before (if any) to finish.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.insert(0..10, 'a');
+    /// w.insert(10..20, 'b');
+    /// assert_eq!(w.len(), 2); // the guard reads the writer's own latest state
+    /// drop(w);
+    /// assert_eq!(tree.read().get(15), Some(&'b'));
+    /// ```
     pub fn write(&self) -> WriteGuard<'_, V> {
         // A writer that panicked left the tree consistent (a store changes
         // nothing before its last fallible step), so poisoning is ignored.
@@ -120,6 +152,13 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     }
 
     /// Leaves RCU mode, in O(1) (plus freeing what waits for readers to leave).
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, 1);
+    /// let plain: maple_tree::MapleTree<i32> = tree.into_inner();
+    /// assert_eq!(plain.get(5), Some(&1));
+    /// ```
     pub fn into_inner(self) -> MapleTree<V> {
         let mut tree = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
         // `self` is owned: no reader can exist any more.
@@ -159,80 +198,156 @@ pub struct ReadGuard<'a, V> {
 
 impl<V> ReadGuard<'_, V> {
     #[inline]
-    fn top(&self) -> (Option<NodePtr>, usize) {
+    pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
         decode(self.tree.top.load(Ordering::Acquire))
     }
 
+    /// The shared read API over the tree as last published.
+    #[inline]
+    fn core(&self) -> ReadCore<'_, V> {
+        // The pin keeps every node and value reachable from the published
+        // root alive for as long as the guard.
+        ReadCore::new(self.top())
+    }
+
     /// The value of the entry containing `index`.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(10..=19, 'a');
+    /// let r = tree.read();
+    /// assert_eq!(r.get(15), Some(&'a'));
+    /// assert_eq!(r.get(20), None);
+    /// ```
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (root, height) = self.top();
-        let (leaf, i, _, _) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.core().get(index)
     }
 
     /// The entry containing `index`.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0x1000..0x2000, "text");
+    /// assert_eq!(tree.read().get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
+    /// ```
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (root, height) = self.top();
-        let (leaf, i, min, max) = find_slot(root, height, index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.core().get_key_value(index)
     }
 
     /// The entries in order (strictly increasing, never overlapping, each
     /// one stored at some moment during the walk).
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, 1);
+    /// tree.write().insert(20..30, 2);
+    /// let r = tree.read();
+    /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &2)]);
+    /// ```
     pub fn iter(&self) -> Range<'_, V> {
-        Range::new(self.top(), 0, u64::MAX)
+        self.core().range(&..)
     }
 
     /// The entries overlapping `range`, in order.
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.insert(0..=9, 'a');
+    /// w.insert(20..=29, 'b');
+    /// w.insert(40..=49, 'c');
+    /// drop(w);
+    /// let r = tree.read();
+    /// assert_eq!(r.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
+    /// ```
+    ///
     /// # Panics
-    /// If `range` is empty or reversed.
+    /// If `range` is reversed; an empty range yields nothing.
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.core().range(&range)
     }
 
     /// The lowest entry.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(50..60, 'b');
+    /// tree.write().insert(10..20, 'a');
+    /// assert_eq!(tree.read().first_key_value(), Some((10..=19, &'a')));
+    /// ```
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.core().first_key_value()
     }
 
     /// The highest entry.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(50..60, 'b');
+    /// tree.write().insert(10..20, 'a');
+    /// assert_eq!(tree.read().last_key_value(), Some((50..=59, &'b')));
+    /// ```
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.core().last_key_value()
     }
 
     /// As [`MapleTree::find_gap`], against the published tree.
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc();
+    /// tree.write().insert(0..0x1000, ());
+    /// tree.write().insert(0x1800..0x3000, ());
+    /// let r = tree.read();
+    /// assert_eq!(r.find_gap(0x800, ..), Some(0x1000));
+    /// assert_eq!(r.find_gap(0x1000, ..), Some(0x3000));
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, false)
+        self.core().find_gap(size, &within, false)
     }
 
     /// As [`MapleTree::find_gap_rev`], against the published tree.
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc();
+    /// tree.write().insert(0x8000.., ());
+    /// assert_eq!(tree.read().find_gap_rev(0x1000, ..), Some(0x7000));
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        gap_search(self.top().0, size, &within, true)
+        self.core().find_gap(size, &within, true)
     }
 
     /// Entries as of the writer's last publish.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..100, 'a');
+    /// tree.write().insert(40..60, 'b');
+    /// assert_eq!(tree.read().len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.tree.len.load(Ordering::Acquire)
     }
 
     /// Whether the tree was empty as of the writer's last publish.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// assert!(tree.read().is_empty());
+    /// tree.write().insert(0..=0, 1u8);
+    /// assert!(!tree.read().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -270,7 +385,7 @@ impl<V> Deref for WriteGuard<'_, V> {
 impl<V> WriteGuard<'_, V> {
     /// Runs one write on the inner tree, publishes it, and hands what it
     /// unlinked to the epoch collector.
-    fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
+    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
         self.tree
@@ -293,6 +408,14 @@ impl<V> WriteGuard<'_, V> {
 
     /// As [`MapleTree::insert`].
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..100, 1);
+    /// tree.write().insert(40..=59, 2);
+    /// let r = tree.read();
+    /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=39, &1), (40..=59, &2), (60..=99, &1)]);
+    /// ```
+    ///
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
@@ -305,6 +428,13 @@ impl<V> WriteGuard<'_, V> {
     }
 
     /// As [`MapleTree::insert_with`].
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert_with(100..200, 100u64, |_, part| *part.start());
+    /// tree.write().insert_with(150..160, 150, |_, part| *part.start());
+    /// assert_eq!(tree.read().get_key_value(170), Some((160..=199, &160)));
+    /// ```
     ///
     /// # Panics
     /// If `range` is empty or reversed.
@@ -321,6 +451,14 @@ impl<V> WriteGuard<'_, V> {
 
     /// As [`MapleTree::try_insert`].
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.try_insert(0..10, 'a').unwrap();
+    /// let err = w.try_insert(5..20, 'b').unwrap_err();
+    /// assert_eq!((err.occupied, err.value), (0..=9, 'b'));
+    /// ```
+    ///
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
@@ -335,6 +473,13 @@ impl<V> WriteGuard<'_, V> {
 
     /// Removes the entry containing `index` and returns its range. The value
     /// is dropped once no reader can still see it.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(10..20, "x");
+    /// assert_eq!(tree.write().remove(12), Some(10..=19));
+    /// assert!(tree.read().is_empty());
+    /// ```
     pub fn remove(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
         let mut path = crate::walk::Path::new();
         let range = self.inner.entry_at(&mut path, index)?;
@@ -345,6 +490,14 @@ impl<V> WriteGuard<'_, V> {
     }
 
     /// As [`MapleTree::remove_range`].
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..100, 'a');
+    /// tree.write().remove_range(10..90);
+    /// let r = tree.read();
+    /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &'a'), (90..=99, &'a')]);
+    /// ```
     ///
     /// # Panics
     /// If `range` is empty or reversed.
@@ -358,6 +511,13 @@ impl<V> WriteGuard<'_, V> {
     }
 
     /// As [`MapleTree::remove_range_with`].
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert_with(0x1000..0x4000, 0x1000u64, |_, part| *part.start());
+    /// tree.write().remove_range_with(0x2000..0x3000, |_, part| *part.start());
+    /// assert_eq!(tree.read().get(0x3800), Some(&0x3000));
+    /// ```
     ///
     /// # Panics
     /// If `range` is empty or reversed.
@@ -373,8 +533,17 @@ impl<V> WriteGuard<'_, V> {
 
     /// As [`MapleTree::alloc`].
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc();
+    /// let mut w = tree.write();
+    /// assert_eq!(w.alloc(10, 100.., 'a'), Ok(100));
+    /// assert_eq!(w.alloc(10, 100.., 'b'), Ok(110));
+    /// assert_eq!(w.alloc(10, 100..=115, 'c').unwrap_err().value, 'c');
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[track_caller]
     pub fn alloc(
         &mut self,
@@ -388,8 +557,16 @@ impl<V> WriteGuard<'_, V> {
 
     /// As [`MapleTree::alloc_rev`].
     ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc();
+    /// let mut w = tree.write();
+    /// assert_eq!(w.alloc_rev(0x1000, ..0x10000, "stack"), Ok(0xf000));
+    /// assert_eq!(w.alloc_rev(0x1000, ..0x10000, "below"), Ok(0xe000));
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[track_caller]
     pub fn alloc_rev(
         &mut self,
@@ -403,6 +580,17 @@ impl<V> WriteGuard<'_, V> {
 
     /// Removes every entry. Readers still walking the old tree keep it until
     /// they leave.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, 1);
+    /// let r = tree.read();
+    /// let v = r.get(5).unwrap();
+    /// tree.write().clear();
+    /// assert_eq!(*v, 1); // what a reader holds stays valid until it leaves
+    /// assert_eq!(r.get(5), None); // each call sees the latest published tree
+    /// assert!(tree.read().is_empty());
+    /// ```
     pub fn clear(&mut self) {
         self.write(|t| t.clear())
     }
@@ -410,6 +598,13 @@ impl<V> WriteGuard<'_, V> {
     /// As [`MapleTree::preallocate`]: after it, the next store takes no node
     /// from the system allocator, so it cannot fail or block there (kernel:
     /// `mas_preallocate`).
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.preallocate().expect("no memory for nodes");
+    /// w.insert(0..10, 1u64); // takes no node from the system allocator
+    /// ```
     #[doc(alias = "mas_preallocate")]
     pub fn preallocate(&mut self) -> Result<(), AllocError> {
         self.inner.preallocate()
@@ -422,6 +617,18 @@ impl<V> WriteGuard<'_, V> {
     /// wait even with no reader about; a large one (a removed subtree, or 64
     /// nodes and values or more) is hurried through. Dropping the tree or
     /// [`RcuMapleTree::into_inner`] frees everything at once.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(0..10, 1u64);
+    /// let reader = tree.read();
+    /// tree.write().remove(0);
+    /// // The removed entry waits while `reader` may still look at it.
+    /// assert!(tree.write().pending_reclaim() >= 1);
+    /// drop(reader);
+    /// let plain = tree.into_inner(); // frees whatever still waits
+    /// assert!(plain.is_empty());
+    /// ```
     pub fn pending_reclaim(&self) -> usize {
         self.inner.limbo.as_ref().map_or(0, |l| l.pending())
     }

@@ -1,11 +1,14 @@
 //! `MapleTree`: the public single-threaded tree.
 
 use crate::cursor::{Cursor, CursorMut};
-use crate::error::{CheckError, NoSpace, OccupiedError, Stats, WritePaths};
-use crate::gap::GapQuery;
+use crate::displaced::{Displaced, DropLater, Single};
+use crate::error::{CheckError, NoSpace, OccupiedError};
 use crate::iter::{Iter, IterMut, Range};
 use crate::node::{NodePtr, NODE_SIZE};
 use crate::pool::NodePool;
+use crate::read::ReadCore;
+use crate::stats::{Stats, WritePaths};
+use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
 use core::fmt;
 use core::marker::PhantomData;
@@ -96,8 +99,6 @@ pub(crate) fn bounds(range: &impl RangeBounds<u64>) -> (u64, u64) {
     }
 }
 
-fn drop_value<V>(_: RangeInclusive<u64>, _: V) {}
-
 fn no_split<V>(_: &V, _: RangeInclusive<u64>) -> V {
     unreachable!("maple tree: a store into absent space cut an entry")
 }
@@ -125,6 +126,13 @@ impl<V> MapleTree<V> {
     }
 
     /// An empty regular tree.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(5..=9, "five to nine");
+    /// assert!(!t.is_alloc());
+    /// assert_eq!(t.get(7), Some(&"five to nine"));
+    /// ```
     #[doc(alias = "mt_init")]
     #[doc(alias = "DEFINE_MTREE")]
     pub const fn new() -> Self {
@@ -134,22 +142,49 @@ impl<V> MapleTree<V> {
     /// An empty allocation tree: internal nodes record the largest gap of
     /// each child, for O(log n) [`find_gap`](Self::find_gap) (kernel:
     /// `MT_FLAGS_ALLOC_RANGE`, as used for the VMAs of a process).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0..0x1000, "low");
+    /// assert!(t.is_alloc());
+    /// assert_eq!(t.find_gap(0x1000, ..), Some(0x1000)); // O(log n): gaps are recorded
+    /// ```
     #[doc(alias = "MT_FLAGS_ALLOC_RANGE")]
     pub fn new_alloc() -> Self {
         Self::with_kind(true)
     }
 
     /// Whether this is an allocation tree.
+    ///
+    /// ```
+    /// use maple_tree::MapleTree;
+    /// assert!(MapleTree::<u8>::new_alloc().is_alloc());
+    /// assert!(!MapleTree::<u8>::new().is_alloc());
+    /// ```
     pub fn is_alloc(&self) -> bool {
         self.alloc
     }
 
     /// Number of entries (ranges) stored.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 'a');
+    /// t.insert(40..60, 'b'); // cuts 'a' in two
+    /// assert_eq!(t.len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether no entry is stored.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// assert!(t.is_empty());
+    /// t.insert(0..=0, ());
+    /// assert!(!t.is_empty());
+    /// ```
     #[doc(alias = "mtree_empty")]
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -166,11 +201,18 @@ impl<V> MapleTree<V> {
     #[doc(alias = "mtree_load")]
     #[inline]
     pub fn get(&self, index: u64) -> Option<&V> {
-        let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        self.read().get(index)
     }
 
     /// The value of the entry containing `index`, mutably.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..=9, 1);
+    /// *t.get_mut(5).unwrap() += 10;
+    /// assert_eq!(t.get(0), Some(&11)); // one entry: the value of the whole range changed
+    /// assert_eq!(t.get_mut(10), None);
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, index: u64) -> Option<&mut V> {
         let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
@@ -178,15 +220,16 @@ impl<V> MapleTree<V> {
     }
 
     /// The entry containing `index`: its whole range and its value.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0x1000..0x2000, "text");
+    /// assert_eq!(t.get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
+    /// assert_eq!(t.get_key_value(0x2000), None);
+    /// ```
     #[inline]
     pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        let (leaf, i, min, max) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| {
-            (
-                leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
-            )
-        })
+        self.read().get_key_value(index)
     }
 
     /// Stores `value` over `range`, overwriting whatever was there. Entries
@@ -240,14 +283,75 @@ impl<V> MapleTree<V> {
     ) {
         let (first, last) = bounds(&range);
         let mut path = Path::new();
-        self.store_at(
-            &mut path,
-            first,
-            last,
-            Some(value),
-            &mut split,
-            &mut drop_value,
-        );
+        let mut out = DropLater::new(first, last);
+        self.store_at(&mut path, first, last, Some(value), &mut split, &mut out);
+        // Dropped only now that the store is done.
+        drop(out);
+    }
+
+    /// Stores `value` over `range`, as [`insert`](Self::insert), and returns
+    /// what the store took out: each entry that lay inside `range` with its
+    /// value, and for an entry cut at an edge, the part inside `range` with
+    /// its original value (the part outside keeps a clone). In address order.
+    ///
+    /// This is what `munmap`, a page-protection map or an undo log needs: the
+    /// kernel's `mas_store` returns only the first entry it overwrote, and
+    /// nodit's `insert_overwrite` returns the cut pieces; here every piece
+    /// comes back with its range, and nothing is cloned but the parts that
+    /// stay. Up to two displaced entries take no heap allocation.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 'a');
+    /// t.insert(200..300, 'b');
+    /// let out: Vec<_> = t.insert_displaced(50..250, 'c').into_iter().collect();
+    /// assert_eq!(out, [(50..=99, 'a'), (200..=249, 'b')]);
+    /// assert_eq!(t.get(10), Some(&'a'));
+    /// assert_eq!(t.get(270), Some(&'b'));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If a clone panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn insert_displaced(&mut self, range: impl RangeBounds<u64>, value: V) -> Displaced<V>
+    where
+        V: Clone,
+    {
+        self.insert_displaced_with(range, value, |v, _| v.clone())
+    }
+
+    /// [`insert_displaced`](Self::insert_displaced) with `split(&old, part)`
+    /// making the value of each part of a cut entry that survives outside
+    /// `range`, as [`insert_with`](Self::insert_with).
+    ///
+    /// ```
+    /// // Values that record their own start, like a VMA's file offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0..100, 0u64, |_, r| *r.start());
+    /// let out: Vec<_> = t
+    ///     .insert_displaced_with(40..60, 40, |_, r| *r.start())
+    ///     .into_iter()
+    ///     .collect();
+    /// assert_eq!(out, [(40..=59, 0)]);
+    /// assert_eq!(t.get_key_value(70), Some((60..=99, &60)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If `split` panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn insert_displaced_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        value: V,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) -> Displaced<V> {
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        let mut out = Displaced::new(first, last);
+        self.store_at(&mut path, first, last, Some(value), &mut split, &mut out);
+        out
     }
 
     /// Stores `value` over `range` only if every index of it is absent;
@@ -281,14 +385,9 @@ impl<V> MapleTree<V> {
                 value,
             });
         }
-        self.store_at(
-            &mut path,
-            first,
-            last,
-            Some(value),
-            &mut no_split,
-            &mut drop_value,
-        );
+        let mut out = Single(None);
+        self.store_at(&mut path, first, last, Some(value), &mut no_split, &mut out);
+        debug_assert!(out.0.is_none());
         Ok(())
     }
 
@@ -320,16 +419,16 @@ impl<V> MapleTree<V> {
         path: &mut Path,
         range: RangeInclusive<u64>,
     ) -> Option<(RangeInclusive<u64>, V)> {
-        let mut out = None;
+        let mut out = Single(None);
         self.store_at(
             path,
             *range.start(),
             *range.end(),
             None,
             &mut no_split,
-            &mut |r, v| out = Some((r, v)),
+            &mut out,
         );
-        out
+        out.0
     }
 
     /// Makes every index of `range` absent. Entries cut at its edges keep a
@@ -357,6 +456,17 @@ impl<V> MapleTree<V> {
     /// or must change when cut: `split(&old, piece)` makes the value of each
     /// surviving part.
     ///
+    /// ```
+    /// // Values that record their own start, like a VMA's file offset.
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0x1000..0x4000, 0x1000u64, |_, part| *part.start());
+    /// t.remove_range_with(0x2000..0x3000, |_, part| *part.start());
+    /// assert_eq!(
+    ///     t.iter().collect::<Vec<_>>(),
+    ///     [(0x1000..=0x1fff, &0x1000), (0x3000..=0x3fff, &0x3000)]
+    /// );
+    /// ```
+    ///
     /// # Panics
     /// If `range` is empty or reversed.
     #[track_caller]
@@ -367,10 +477,75 @@ impl<V> MapleTree<V> {
     ) {
         let (first, last) = bounds(&range);
         let mut path = Path::new();
-        self.store_at(&mut path, first, last, None, &mut split, &mut drop_value);
+        let mut out = DropLater::new(first, last);
+        self.store_at(&mut path, first, last, None, &mut split, &mut out);
+        // Dropped only now that the store is done.
+        drop(out);
+    }
+
+    /// Makes every index of `range` absent, as
+    /// [`remove_range`](Self::remove_range), and returns what was there: each
+    /// entry inside `range` with its value, and for an entry cut at an edge,
+    /// the part inside `range` with its original value. In address order.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 'a');
+    /// t.insert(10..20, 'b');
+    /// t.insert(20..30, 'c');
+    /// let gone: Vec<_> = t.remove_range_displaced(5..=24).into_iter().collect();
+    /// assert_eq!(gone, [(5..=9, 'a'), (10..=19, 'b'), (20..=24, 'c')]);
+    /// assert_eq!(t.len(), 2);
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If a clone panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn remove_range_displaced(&mut self, range: impl RangeBounds<u64>) -> Displaced<V>
+    where
+        V: Clone,
+    {
+        self.remove_range_displaced_with(range, |v, _| v.clone())
+    }
+
+    /// [`remove_range_displaced`](Self::remove_range_displaced) with
+    /// `split(&old, part)` making the value of each surviving part of a cut
+    /// entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert_with(0..100, 0u64, |_, r| *r.start());
+    /// let gone = t.remove_range_displaced_with(0..30, |_, r| *r.start());
+    /// assert_eq!(gone.iter().collect::<Vec<_>>(), [(0..=29, &0)]);
+    /// assert_eq!(t.get_key_value(50), Some((30..=99, &30)));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is empty or reversed. If `split` panics, the tree is left
+    /// as it was.
+    #[track_caller]
+    pub fn remove_range_displaced_with(
+        &mut self,
+        range: impl RangeBounds<u64>,
+        mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+    ) -> Displaced<V> {
+        let (first, last) = bounds(&range);
+        let mut path = Path::new();
+        let mut out = Displaced::new(first, last);
+        self.store_at(&mut path, first, last, None, &mut split, &mut out);
+        out
     }
 
     /// Removes every entry and gives all node memory back.
+    ///
+    /// ```
+    /// let mut t: maple_tree::MapleTree<u64> = (0..1000u64).map(|i| (i * 10..=i * 10 + 4, i)).collect();
+    /// t.clear();
+    /// assert!(t.is_empty());
+    /// assert_eq!(t.get(20), None);
+    /// assert_eq!(t.stats().node_bytes, 0);
+    /// ```
     #[doc(alias = "mtree_destroy")]
     #[doc(alias = "__mt_destroy")]
     pub fn clear(&mut self) {
@@ -383,14 +558,30 @@ impl<V> MapleTree<V> {
             self.len = 0;
             return;
         }
-        if let Some(root) = self.root.take() {
-            if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
-                self.free_subtree(root, 0, u64::MAX, &mut drop_value);
-            }
-        }
-        self.pool.reset();
+        // The tree is empty before any value is dropped, and stays so if a
+        // `Drop` panics: the other values are still dropped and the nodes
+        // still given back (see `teardown.rs`).
+        let root = self.root.take();
         self.height = 0;
         self.len = 0;
+        struct ResetPool<'a>(&'a mut NodePool);
+        impl Drop for ResetPool<'_> {
+            fn drop(&mut self) {
+                self.0.reset();
+            }
+        }
+        let _pool = ResetPool(&mut self.pool);
+        if let Some(root) = root {
+            if core::mem::needs_drop::<V>() || !crate::node::is_inline::<V>() {
+                let values = Teardown::new(root).filter_map(|visit| match visit {
+                    Visit::Value(word) => Some(word),
+                    Visit::Node(_) => None,
+                });
+                // SAFETY: the walk yields each present slot word of the
+                // detached tree once; the tree no longer reaches them.
+                for_each_guarded(values, |word| unsafe { drop_word::<V>(word) });
+            }
+        }
     }
 
     /// Iterates over the entries in order, as `(range, &value)`.
@@ -405,6 +596,16 @@ impl<V> MapleTree<V> {
     }
 
     /// Iterates over the entries in order, with mutable values.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 1);
+    /// t.insert(20..30, 2);
+    /// for (range, value) in t.iter_mut() {
+    ///     *value += *range.start();
+    /// }
+    /// assert_eq!(t.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &22)]);
+    /// ```
     pub fn iter_mut(&mut self) -> IterMut<'_, V> {
         IterMut::new(self)
     }
@@ -417,25 +618,41 @@ impl<V> MapleTree<V> {
     /// t.insert(20..=29, 'b');
     /// t.insert(40..=49, 'c');
     /// assert_eq!(t.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
+    /// assert_eq!(t.range(5..5).count(), 0); // empty: nothing
     /// ```
     ///
     /// # Panics
-    /// If `range` is empty or reversed.
+    /// If `range` is reversed (e.g. `7..=3`); an empty range (`5..5`)
+    /// yields nothing, as `BTreeMap::range` does.
     #[doc(alias = "mt_find")]
     #[track_caller]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        let (first, last) = bounds(&range);
-        Range::new(self.top(), first, last)
+        self.read().range(&range)
     }
 
     /// The lowest entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// assert_eq!(t.first_key_value(), None);
+    /// t.insert(50..60, 'b');
+    /// t.insert(10..20, 'a');
+    /// assert_eq!(t.first_key_value(), Some((10..=19, &'a')));
+    /// ```
     pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next()
+        self.read().first_key_value()
     }
 
     /// The highest entry.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..20, 'a');
+    /// t.insert(50.., 'b'); // up to u64::MAX
+    /// assert_eq!(t.last_key_value(), Some((50..=u64::MAX, &'b')));
+    /// ```
     pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.iter().next_back()
+        self.read().last_key_value()
     }
 
     /// The lowest `s` such that `s..=s+size-1` lies inside `within` and holds
@@ -452,7 +669,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[doc(alias = "mas_empty_area")]
     #[track_caller]
     pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
@@ -462,8 +680,19 @@ impl<V> MapleTree<V> {
     /// The highest `s` such that `s..=s+size-1` lies inside `within` and holds
     /// no entry (top-down placement, as `mmap` does).
     ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// t.insert(0x1000..0x2000, ());
+    /// t.insert(0x8000.., ()); // everything from 0x8000 up is taken
+    /// assert_eq!(t.find_gap_rev(0x1000, ..), Some(0x7000));
+    /// assert_eq!(t.find_gap_rev(0x1000, ..0x2000), Some(0));
+    /// assert_eq!(t.find_gap_rev(0x2000, 0x1000..0x4000), Some(0x2000));
+    /// assert_eq!(t.find_gap_rev(0x8000, ..), None);
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window finds
+    /// nothing).
     #[doc(alias = "mas_empty_area_rev")]
     #[track_caller]
     pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
@@ -472,7 +701,13 @@ impl<V> MapleTree<V> {
 
     #[track_caller]
     fn gap_search(&self, size: u64, within: &impl RangeBounds<u64>, rev: bool) -> Option<u64> {
-        gap_search(self.root, size, within, rev)
+        self.read().find_gap(size, within, rev)
+    }
+
+    /// The read API shared with the concurrent tree's readers.
+    #[inline]
+    pub(crate) fn read(&self) -> ReadCore<'_, V> {
+        ReadCore::new(self.top())
     }
 
     /// The root and the height, as the read paths take them.
@@ -503,7 +738,8 @@ impl<V> MapleTree<V> {
     /// ```
     ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[doc(alias = "mtree_alloc_range")]
     #[track_caller]
     pub fn alloc(
@@ -518,8 +754,17 @@ impl<V> MapleTree<V> {
     /// Stores `value` at the highest free range of `size` indices inside
     /// `within` and returns its start; hands the value back if none fits.
     ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// assert_eq!(t.alloc_rev(0x1000, ..0x10000, "stack"), Ok(0xf000));
+    /// assert_eq!(t.alloc_rev(0x1000, ..0x10000, "below"), Ok(0xe000));
+    /// let err = t.alloc_rev(0x10000, ..0x10000, "too big").unwrap_err();
+    /// assert_eq!(err.value, "too big"); // the value comes back
+    /// ```
+    ///
     /// # Panics
-    /// If `size` is 0, or `within` is empty or reversed.
+    /// If `size` is 0, or `within` is reversed (an empty window has no
+    /// room: the value comes back).
     #[doc(alias = "mtree_alloc_rrange")]
     #[track_caller]
     pub fn alloc_rev(
@@ -542,14 +787,16 @@ impl<V> MapleTree<V> {
         match self.gap_search(size, within, rev) {
             Some(start) => {
                 let mut path = Path::new();
+                let mut out = Single(None);
                 self.store_at(
                     &mut path,
                     start,
                     start + (size - 1),
                     Some(value),
                     &mut no_split,
-                    &mut drop_value,
+                    &mut out,
                 );
+                debug_assert!(out.0.is_none());
                 Ok(start)
             }
             None => Err(NoSpace { size, value }),
@@ -576,17 +823,43 @@ impl<V> MapleTree<V> {
 
     /// A write cursor at `index`: a run of nearby reads and writes through it
     /// re-walks only the levels a write changed.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..10, 1);
+    /// t.insert(20..30, 2);
+    /// let mut c = t.cursor_mut(25);
+    /// *c.get_mut().unwrap() += 40;
+    /// c.insert(10..20, 3); // fills the gap; the cursor moves to 10
+    /// assert_eq!(c.key_value(), Some((10..=19, &3)));
+    /// assert_eq!(t.iter().map(|(_, v)| *v).collect::<Vec<_>>(), [1, 3, 42]);
+    /// ```
     pub fn cursor_mut(&mut self, index: u64) -> CursorMut<'_, V> {
         CursorMut::new(self, index)
     }
 
     /// Checks every invariant of the tree and names the first one broken.
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new_alloc();
+    /// for i in 0..1000u64 {
+    ///     t.insert(i * 3..=i * 3 + 1, i);
+    /// }
+    /// t.remove_range(100..2000);
+    /// assert_eq!(t.validate(), Ok(()));
+    /// ```
     pub fn validate(&self) -> Result<(), CheckError> {
         crate::check::validate(self)
     }
 
     /// Draws the tree's nodes, one per line, indented by depth (for debugging
     /// and teaching; the format may change).
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<u64> = (0..100u64).map(|i| (i..=i, i)).collect();
+    /// let drawing = t.dump();
+    /// assert!(drawing.lines().count() > 1); // a root and its leaves
+    /// ```
     pub fn dump(&self) -> alloc::string::String
     where
         V: fmt::Debug,
@@ -595,6 +868,14 @@ impl<V> MapleTree<V> {
     }
 
     /// Height, nodes of each kind, memory, and which write paths stores took.
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<u64> = (0..1000u64).map(|i| (i * 2..=i * 2, i)).collect();
+    /// let s = t.stats();
+    /// assert_eq!(s.entries, 1000);
+    /// assert!(s.height >= 2);
+    /// assert_eq!(s.node_bytes, (s.leaves + s.internal + s.alloc_internal) * s.node_size);
+    /// ```
     pub fn stats(&self) -> Stats {
         let mut s = Stats {
             entries: self.len,
@@ -619,6 +900,16 @@ impl<V> MapleTree<V> {
     /// Values larger than 8 bytes are still boxed by the store itself, and
     /// `insert`'s clones of cut values are the value type's own business.
     ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(0..100, 1u64);
+    /// // Reserve first, where failing is easy to handle...
+    /// t.preallocate().expect("no memory for nodes");
+    /// // ...then store without touching the system allocator.
+    /// t.insert(40..60, 2);
+    /// assert_eq!(t.len(), 3);
+    /// ```
+    ///
     /// # Errors
     /// [`AllocError`](crate::AllocError) if the nodes cannot be had.
     #[doc(alias = "mas_preallocate")]
@@ -632,34 +923,6 @@ impl<V> MapleTree<V> {
     /// buys. On by default; the tree's contents are the same either way.
     pub fn set_append_path(&mut self, enabled: bool) {
         self.append_path = enabled;
-    }
-}
-
-/// Gap search below `root` (shared with the concurrent tree's readers).
-#[track_caller]
-pub(crate) fn gap_search(
-    root: Option<NodePtr>,
-    size: u64,
-    within: &impl RangeBounds<u64>,
-    rev: bool,
-) -> Option<u64> {
-    assert!(size > 0, "maple tree: gap search for size 0");
-    let (lo, hi) = bounds(within);
-    let q = GapQuery { size, lo, hi };
-    match root {
-        None => q_fit_empty(&q, rev),
-        Some(root) => q.search(root, 0, u64::MAX, rev),
-    }
-}
-
-/// A gap search in an empty tree: the window itself is free.
-fn q_fit_empty(q: &GapQuery, rev: bool) -> Option<u64> {
-    if crate::node::span(q.lo, q.hi) < q.size {
-        None
-    } else if rev {
-        Some(q.hi - (q.size - 1))
-    } else {
-        Some(q.lo)
     }
 }
 
@@ -710,14 +973,18 @@ impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
         let mut path = Path::new();
         for (range, value) in iter {
             let (first, last) = bounds(&range);
+            let mut out = DropLater::new(first, last);
             self.store_at(
                 &mut path,
                 first,
                 last,
                 Some(value),
                 &mut |v: &V, _| v.clone(),
-                &mut drop_value,
+                &mut out,
             );
+            // Dropped after the store has finished: a panicking `Drop`
+            // leaves the tree whole.
+            drop(out);
         }
     }
 }

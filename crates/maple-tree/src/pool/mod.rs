@@ -1,7 +1,7 @@
 //! The tree's own node allocator: chunks of nodes and a LIFO free list.
 //!
 //! A `malloc` per node costs the kernel's own tree 1.5–2.5× on stores and 6–13×
-//! on duplication (shared/bench/ANCHORS.md). Each tree therefore owns a pool:
+//! on duplication (BENCHMARKS.md, kernel reference numbers). Each tree therefore owns a pool:
 //! nodes are carved from chunks whose sizes are powers of two from 4 to 8192
 //! nodes (1 KiB to 2 MiB), and a freed node goes on a LIFO list so the next
 //! allocation reuses it while it is still in cache.
@@ -250,6 +250,12 @@ fn chunk_layout(class: usize) -> Layout {
 /// the thread that dropped them (at most [`CACHE_LIMIT`] bytes), for the next
 /// tree built on that thread. Call this after dropping large trees to return
 /// the memory at once; a thread's cache is also freed when the thread ends.
+///
+/// ```
+/// let big: maple_tree::MapleTree<u64> = (0..10_000u64).map(|i| (i..=i, i)).collect();
+/// drop(big); // its nodes go to this thread's cache, for the next tree
+/// maple_tree::release_cached_chunks(); // and now back to the system
+/// ```
 pub fn release_cached_chunks() {
     chunk_cache::release();
 }

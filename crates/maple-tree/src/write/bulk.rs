@@ -102,8 +102,17 @@ impl<V> Bulk<V> {
 
     /// Covers the rest of the space and returns the tree.
     pub(crate) fn finish(mut self) -> MapleTree<V> {
+        self.complete();
+        // `self` now owns an empty tree of the same kind; its drop is a no-op.
+        let empty = MapleTree::empty_like(self.tree.alloc);
+        core::mem::replace(&mut self.tree, empty)
+    }
+
+    /// Writes out every partial node and installs the root. Afterwards the
+    /// tree owns every value pushed so far.
+    fn complete(&mut self) {
         if self.levels.is_empty() {
-            return self.tree;
+            return;
         }
         if !self.full {
             self.push_item(0, u64::MAX, None);
@@ -130,6 +139,16 @@ impl<V> Bulk<V> {
         }
         self.tree.root = Some(root);
         self.tree.set_height(height);
-        self.tree
+        // The tree owns every value now; nothing is left to write out.
+        self.levels.clear();
+    }
+}
+
+impl<V> Drop for Bulk<V> {
+    /// A build abandoned part way (the input iterator or a range check
+    /// panicked) still owns the values pushed so far: they become a tree,
+    /// which drops them.
+    fn drop(&mut self) {
+        self.complete();
     }
 }

@@ -28,6 +28,7 @@
 
 use super::content::{slot_item, Content};
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
+use crate::displaced::Displace;
 use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
 use crate::tree::MapleTree;
@@ -49,7 +50,7 @@ impl<V> MapleTree<V> {
     ) -> usize
     where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
+        D: Displace<V>,
     {
         let height = self.height();
         let mut rp = Path::new();
@@ -273,12 +274,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Drops the subtrees strictly between the two paths, in key order.
-    fn free_between<D: FnMut(RangeInclusive<u64>, V)>(
-        &mut self,
-        lp: &Path,
-        rp: &Path,
-        displaced: &mut D,
-    ) {
+    fn free_between<D: Displace<V>>(&mut self, lp: &Path, rp: &Path, displaced: &mut D) {
         let mut split = self.height();
         for h in 1..self.height() {
             let (l, r) = (lp.lv[h], rp.lv[h]);
@@ -320,7 +316,7 @@ impl<V> MapleTree<V> {
     /// Removes the values of leaf slots `from..to` of a leaf being replaced:
     /// to `displaced`, or in RCU mode to the current garbage batch (readers
     /// may still see the leaf, so it is left as it is).
-    fn displace_slots<D: FnMut(RangeInclusive<u64>, V)>(
+    fn displace_slots<D: Displace<V>>(
         &mut self,
         leaf: NodePtr,
         from: usize,
@@ -341,7 +337,7 @@ impl<V> MapleTree<V> {
 
     /// Unlinks a subtree the store covers: freed now, or in RCU mode
     /// retired whole.
-    fn unlink_subtree<D: FnMut(RangeInclusive<u64>, V)>(
+    fn unlink_subtree<D: Displace<V>>(
         &mut self,
         node: NodePtr,
         min: u64,
@@ -359,7 +355,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Moves the values of leaf slots `from..to` out to `displaced`.
-    fn take_slots<D: FnMut(RangeInclusive<u64>, V)>(
+    fn take_slots<D: Displace<V>>(
         &mut self,
         leaf: NodePtr,
         from: usize,
@@ -372,13 +368,13 @@ impl<V> MapleTree<V> {
             if leaf.is_present(i) {
                 let v = leaf.take_value::<V>(i);
                 self.len -= 1;
-                displaced(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
+                displaced.displace(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
             }
         }
     }
 
     /// Frees a whole subtree, handing every value to `displaced`.
-    pub(crate) fn free_subtree<D: FnMut(RangeInclusive<u64>, V)>(
+    pub(crate) fn free_subtree<D: Displace<V>>(
         &mut self,
         node: NodePtr,
         min: u64,

@@ -6,6 +6,7 @@
 //! are safe with concurrent readers. The splice moves slots inside the leaf,
 //! so it is used only outside RCU mode. All three keep the path valid.
 
+use crate::displaced::Displace;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
@@ -14,12 +15,7 @@ use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
     /// The range is exactly the slot `path` leads to.
-    pub(super) fn store_exact<D: FnMut(RangeInclusive<u64>, V)>(
-        &mut self,
-        path: &Path,
-        value: V,
-        displaced: &mut D,
-    ) {
+    pub(super) fn store_exact<D: Displace<V>>(&mut self, path: &Path, value: V, displaced: &mut D) {
         let leaf = *path.leaf();
         let (node, i) = (leaf.node, leaf.idx);
         let word = value_word(value);
@@ -27,7 +23,7 @@ impl<V> MapleTree<V> {
             let old = node.take_value::<V>(i);
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
-            displaced(leaf.start()..=leaf.end(), old);
+            displaced.displace(leaf.start()..=leaf.end(), old);
         } else {
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
@@ -109,7 +105,7 @@ impl<V> MapleTree<V> {
     ) -> bool
     where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
+        D: Displace<V>,
     {
         let leaf = *path.leaf();
         let node = leaf.node;
@@ -207,7 +203,7 @@ impl<V> MapleTree<V> {
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
                 let old = node.take_value::<V>(i);
                 self.len -= 1;
-                displaced(range, old);
+                displaced.displace(range, old);
             }
         }
 

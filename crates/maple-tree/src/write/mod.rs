@@ -17,6 +17,13 @@
 //!
 //! Storing "absent" over an absent range changes nothing and returns at once.
 //!
+//! **No user code runs while nodes change.** `split` (and so `Clone`, for
+//! `insert`) makes the pieces of cut entries before anything is changed;
+//! the values a store removes are moved into a `Displaced` collection and
+//! dropped (or handed to the caller) only once the tree is whole again. So a
+//! panicking `split` leaves the tree as it was, and a panicking `Drop` finds
+//! the store already done.
+//!
 //! A tree built from entries in ascending order (`FromIterator`) skips all
 //! of this: `bulk.rs` packs full nodes bottom-up.
 
@@ -33,6 +40,7 @@ use content::Content;
 use pack::fill;
 pub(crate) use pack::MAX_PACKED;
 
+use crate::displaced::Displace;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
@@ -55,7 +63,7 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
+        D: Displace<V>,
     {
         debug_assert!(first <= last);
         if self.root.is_none() {
@@ -104,12 +112,24 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) where
         S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: FnMut(RangeInclusive<u64>, V),
+        D: Displace<V>,
     {
         if self.store_in_leaf(path, first, last, &mut value, split, displaced) {
             return;
         }
         path.low = self.store_general(path, first, last, value, split, displaced);
+    }
+
+    /// Gives back a node a write replaced (its contents now live elsewhere):
+    /// in a plain tree straight to the pool, which hands the same memory to
+    /// the next allocation while it is in cache; in RCU mode to the current
+    /// garbage batch, since readers may still be walking it.
+    #[inline]
+    pub(crate) fn retire_node(&mut self, node: crate::node::NodePtr) {
+        match &mut self.limbo {
+            None => self.pool.free(node),
+            Some(limbo) => limbo.push(crate::limbo::Garbage::Node(node)),
+        }
     }
 
     /// The first entry of an empty tree: one leaf with up to three slots.
