@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crate::expected::{Expectations, Source};
+use crate::isolate;
 use crate::measure::{self, Measurement, Plan};
 use crate::peers::Impl;
 use crate::workloads::{Case, Workload};
@@ -76,6 +77,52 @@ pub fn check_sizes(cases: &[Case]) -> Result<(), String> {
     Ok(())
 }
 
+/// Bytes a case needs at least: its structures and the reference model's
+/// (about 256 bytes per entry between them), or a page frame per page of
+/// the address-space workloads that write every page.
+fn bytes_needed(c: &Case) -> u128 {
+    let n = u128::from(c.n);
+    match c.workload {
+        Workload::ForkGb | Workload::FirstWrite => n * 4096,
+        _ => n * 256,
+    }
+}
+
+/// The memory this machine has available (`MemAvailable` of /proc/meminfo).
+fn available_memory() -> Option<u128> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u128 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Refuses sizes that cannot fit in this machine's memory, before anything
+/// runs (a run would otherwise grow until the kernel kills it, or swap for
+/// hours), saying how much it would need.
+pub fn check_memory(cases: &[Case]) -> Result<(), String> {
+    check_memory_against(cases, available_memory())
+}
+
+fn check_memory_against(cases: &[Case], available: Option<u128>) -> Result<(), String> {
+    let Some(available) = available else {
+        return Ok(());
+    };
+    for c in cases {
+        let need = bytes_needed(c);
+        if need > available {
+            return Err(format!(
+                "{} at N = {} needs about {:.1} GiB of memory, and this machine has {:.1} GiB \
+                 available: choose a smaller --n",
+                c.workload,
+                c.n,
+                need as f64 / (1u64 << 30) as f64,
+                available as f64 / (1u64 << 30) as f64
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The measurements to make: every case with every selected implementation whose
 /// domain holds it, in order.
 pub fn pairs(cases: &[Case], impls: &[&'static Impl]) -> Vec<(Case, &'static Impl)> {
@@ -91,8 +138,29 @@ pub fn pairs(cases: &[Case], impls: &[&'static Impl]) -> Vec<(Case, &'static Imp
     out
 }
 
-/// Measures every implementation on every case of its domain; progress goes to stderr.
+/// Where each measurement runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Isolation {
+    /// Each pair in a fresh process (see `isolate.rs`); otherwise in this one.
+    pub fresh_process: bool,
+    /// Also count instructions per operation under callgrind.
+    pub count_instructions: bool,
+}
+
+/// Measures every implementation on every case of its domain, in this
+/// process; progress goes to stderr.
+#[cfg(test)]
 pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measurement> {
+    run_isolated(cases, impls, plan, Isolation::default())
+}
+
+/// [`run`], each measurement where `isolation` says.
+pub fn run_isolated(
+    cases: &[Case],
+    impls: &[&'static Impl],
+    plan: Plan,
+    isolation: Isolation,
+) -> Vec<Measurement> {
     let mut expectations = Expectations::default();
     let total = pairs(cases, impls).len();
     let mut k = 0;
@@ -131,7 +199,19 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
                 imp.name
             );
             let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
-            let m = measure::measure(imp, *case, expected, plan, &mut progress);
+            let mut m = if isolation.fresh_process {
+                isolate::measure(imp, *case, expected, plan)
+            } else {
+                measure::measure(imp, *case, expected, plan, &mut progress)
+            };
+            if isolation.count_instructions {
+                if let measure::Outcome::Ok(t) = &mut m.outcome {
+                    match isolate::count_instructions(imp, case, expected) {
+                        Ok(ins) => t.instructions_per_op = Some(ins),
+                        Err(e) => progress(&format!("no instruction count: {e}")),
+                    }
+                }
+            }
             match &m.outcome {
                 measure::Outcome::Ok(t) if e_unchecked(&m) => eprintln!(
                     "{prefix}: median {} (no checksum: every value read was checked)",
@@ -158,4 +238,30 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
 
 fn e_unchecked(m: &Measurement) -> bool {
     m.expected_from == Source::Unchecked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_over_the_memory_are_refused() {
+        let big = Case {
+            workload: Workload::Iter,
+            n: 10_000_000_000,
+            q: None,
+        };
+        let small = Case { n: 1000, ..big };
+        let gib = Some(24u128 << 30);
+        let e = check_memory_against(&[small, big], gib).unwrap_err();
+        assert!(e.contains("needs about 2384.2 GiB"), "{e}");
+        assert!(check_memory_against(&[small], gib).is_ok());
+        let pages = Case {
+            workload: Workload::FirstWrite,
+            n: 17_179_869_184,
+            q: None,
+        };
+        assert!(check_memory_against(&[pages], gib).is_err());
+        assert!(check_memory_against(&[big], None).is_ok());
+    }
 }

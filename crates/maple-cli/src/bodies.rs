@@ -3,10 +3,11 @@
 //! after the timer has stopped.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::peers::{Dir, RangeMapUnderTest};
 use crate::rng::{perm, SplitMix64};
+use crate::timer::timed_part;
 use crate::workloads::{dup_copies, Case, Workload};
 
 /// The repetitions of one measurement on one setup: each call runs one (see
@@ -102,9 +103,7 @@ pub fn run<P: RangeMapUnderTest>(case: &Case) -> Rep {
 
 fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
     let mut t = P::new_regular();
-    let start = Instant::now();
-    seq_fill(&mut t, n);
-    let elapsed = start.elapsed();
+    let (elapsed, ()) = timed_part(|| seq_fill(&mut t, n));
     let (node_bytes, entries) = bytes_snapshot(&t);
     Rep {
         elapsed,
@@ -118,11 +117,11 @@ fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
 fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
     let p = perm(n, &mut SplitMix64::new());
     let mut t = P::new_regular();
-    let start = Instant::now();
-    for &i in &p {
-        t.store(16 * i, 16 * i + 9, i + 1);
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, ()) = timed_part(|| {
+        for &i in &p {
+            t.store(16 * i, 16 * i + 9, i + 1);
+        }
+    });
     let (node_bytes, entries) = bytes_snapshot(&t);
     Rep {
         elapsed,
@@ -139,15 +138,16 @@ fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
     let (node_bytes, entries) = bytes_snapshot(&t);
     let mut rng = SplitMix64::new(); // reset
     let span = 16 * n;
-    let start = Instant::now();
-    let mut sum = 0u64;
-    for _ in 0..q {
-        let x = rng.next_u64() % span;
-        if let Some(v) = t.load(x) {
-            sum = sum.wrapping_add(v);
+    let (elapsed, sum) = timed_part(|| {
+        let mut sum = 0u64;
+        for _ in 0..q {
+            let x = rng.next_u64() % span;
+            if let Some(v) = t.load(x) {
+                sum = sum.wrapping_add(v);
+            }
         }
-    }
-    let elapsed = start.elapsed();
+        sum
+    });
     Rep {
         elapsed,
         checksum: sum,
@@ -161,14 +161,15 @@ fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
     let mut t = P::new_regular();
     seq_fill(&mut t, n);
     let (node_bytes, entries) = bytes_snapshot(&t);
-    let start = Instant::now();
-    let mut last = 0u64;
-    for _ in 0..10 {
-        let mut sum = 0u64;
-        t.for_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
-        last = black_box(sum);
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, last) = timed_part(|| {
+        let mut last = 0u64;
+        for _ in 0..10 {
+            let mut sum = 0u64;
+            t.for_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
+            last = black_box(sum);
+        }
+        last
+    });
     Rep {
         elapsed,
         checksum: last,
@@ -183,11 +184,11 @@ fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
     seq_fill(&mut t, n);
     let (node_bytes, entries) = bytes_snapshot(&t);
     let p = perm(n, &mut SplitMix64::new()); // reset, then perm
-    let start = Instant::now();
-    for &i in &p {
-        t.erase(16 * i + 3);
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, ()) = timed_part(|| {
+        for &i in &p {
+            t.erase(16 * i + 3);
+        }
+    });
     Rep {
         elapsed,
         checksum: t.len() as u64,
@@ -203,13 +204,13 @@ fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
     let (node_bytes, entries) = bytes_snapshot(&t);
     let mut rng = SplitMix64::new(); // reset
     let span = 16 * n;
-    let start = Instant::now();
-    for k in 0..q {
-        let a = rng.next_u64() % span;
-        let len = 1 + rng.next_u64() % 64;
-        t.store(a, a + len - 1, k + 1);
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, ()) = timed_part(|| {
+        for k in 0..q {
+            let a = rng.next_u64() % span;
+            let len = 1 + rng.next_u64() % 64;
+            t.store(a, a + len - 1, k + 1);
+        }
+    });
     Rep {
         elapsed,
         checksum: checksum(&t),
@@ -226,11 +227,11 @@ fn copies<P: RangeMapUnderTest>(n: u64, copy: impl Fn(&P) -> P) -> Rep {
     seq_fill(&mut src, n);
     let r = dup_copies(n) as usize;
     let mut out: Vec<P> = Vec::with_capacity(r);
-    let start = Instant::now();
-    for _ in 0..r {
-        out.push(copy(&src));
-    }
-    let elapsed = start.elapsed();
+    let (elapsed, ()) = timed_part(|| {
+        for _ in 0..r {
+            out.push(copy(&src));
+        }
+    });
     let (node_bytes, entries) = bytes_snapshot(&out[0]);
     let sum = checksum(&out[0]);
     assert_eq!(checksum(&out[r - 1]), sum, "the copies differ");
@@ -267,12 +268,13 @@ fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
                 Dir::Fwd
             };
             t.prepare_gap_queries(0, max);
-            let start = Instant::now();
-            for _ in 0..q {
-                let size = 1 + rng.next_u64() % 64;
-                sum = sum.wrapping_add(t.gap(dir, 0, max, size).unwrap_or(0));
-            }
-            start.elapsed()
+            let (elapsed, ()) = timed_part(|| {
+                for _ in 0..q {
+                    let size = 1 + rng.next_u64() % 64;
+                    sum = sum.wrapping_add(t.gap(dir, 0, max, size).unwrap_or(0));
+                }
+            });
+            elapsed
         }
         _ => {
             let dir = if w == Workload::GapWinRev {
@@ -280,13 +282,14 @@ fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
             } else {
                 Dir::Fwd
             };
-            let start = Instant::now();
-            for _ in 0..q {
-                let size = 1 + rng.next_u64() % 64;
-                let a = rng.next_u64() % pos;
-                sum = sum.wrapping_add(t.gap(dir, a, a + 4095, size).unwrap_or(0));
-            }
-            start.elapsed()
+            let (elapsed, ()) = timed_part(|| {
+                for _ in 0..q {
+                    let size = 1 + rng.next_u64() % 64;
+                    let a = rng.next_u64() % pos;
+                    sum = sum.wrapping_add(t.gap(dir, a, a + 4095, size).unwrap_or(0));
+                }
+            });
+            elapsed
         }
     };
     Rep {

@@ -14,6 +14,7 @@ mod bodies;
 mod capture;
 mod expected;
 mod fork_table;
+mod isolate;
 mod malloc_tuning;
 mod measure;
 mod mm;
@@ -23,6 +24,7 @@ mod reference;
 mod replay;
 mod report;
 mod rng;
+mod timer;
 mod workloads;
 
 use std::process::ExitCode;
@@ -123,8 +125,34 @@ struct BenchArgs {
     /// checksums then come from the reference model.
     #[arg(long)]
     quick: bool,
+    /// Run every measurement in this process instead of a fresh process per
+    /// (workload, implementation) pair: quicker to start, but later
+    /// implementations then build in a heap aged by earlier ones.
+    #[arg(long)]
+    in_process: bool,
+    /// Also count instructions per operation of the timed parts (`instructions`:
+    /// one extra repetition per pair under valgrind's callgrind, about 50× slower).
+    #[arg(long, value_enum)]
+    count: Option<CountKind>,
+    /// Internal: measure one pair here and print it as JSON (how each pair
+    /// runs in a fresh process).
+    #[arg(long, hide = true)]
+    child: bool,
+    /// Internal, with --child: the checksum the parent expects.
+    #[arg(long, hide = true)]
+    expect: Option<u64>,
+    /// Internal, with --child: where the expected checksum comes from.
+    #[arg(long, hide = true)]
+    expect_from: Option<String>,
     #[command(flatten)]
     common: Common,
+}
+
+/// What `--count` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum CountKind {
+    /// Instructions executed in the timed part, per operation (callgrind).
+    Instructions,
 }
 
 #[derive(Args)]
@@ -225,10 +253,18 @@ fn parse_impls(names: &[String]) -> Result<Vec<&'static peers::Impl>, String> {
     Ok(out)
 }
 
+/// Refuses `--reps 0`: a measurement needs at least one repetition.
+fn check_reps(common: &Common) -> Result<(), String> {
+    if common.reps == 0 {
+        return Err("--reps must be at least 1 (WORKLOADS.md: 5)".into());
+    }
+    Ok(())
+}
+
 fn plan(common: &Common, quick: bool) -> Plan {
     let budget = common.budget.unwrap_or(if quick { 30 } else { 600 });
     Plan {
-        reps: common.reps.max(1),
+        reps: common.reps,
         budget: (budget > 0).then(|| Duration::from_secs(budget)),
     }
 }
@@ -275,8 +311,10 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
         q: a.q,
         quick: a.quick,
     };
+    check_reps(&a.common)?;
     let cases = bench::cases(&workloads, sizes);
     bench::check_sizes(&cases)?;
+    bench::check_memory(&cases)?;
     let pairs = bench::pairs(&cases, &impls);
     if pairs.is_empty() {
         return Err(
@@ -291,9 +329,39 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
         }
     }
     let plan = plan(&a.common, a.quick);
-    let ms = bench::run(&cases, &impls, plan);
+    if a.child {
+        return bench_child(&a, &pairs, plan);
+    }
+    let isolation = bench::Isolation {
+        fresh_process: !a.in_process,
+        count_instructions: a.count == Some(CountKind::Instructions),
+    };
+    let ms = bench::run_isolated(&cases, &impls, plan, isolation);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();
     Ok(finish(&ms, &names, &a.common.format, plan.reps, ""))
+}
+
+/// `maple bench --child`: one pair, measured here, printed as JSON.
+fn bench_child(
+    a: &BenchArgs,
+    pairs: &[(Case, &'static peers::Impl)],
+    plan: Plan,
+) -> Result<ExitCode, String> {
+    let [(case, imp)] = pairs else {
+        return Err(format!(
+            "--child measures exactly one pair, not {}",
+            pairs.len()
+        ));
+    };
+    let (Some(want), Some(from)) = (a.expect, a.expect_from.as_deref()) else {
+        return Err("--child needs --expect and --expect-from".into());
+    };
+    let expected = (want, isolate::parse_source(from)?);
+    let m = measure::measure(imp, *case, expected, plan, &mut |msg| {
+        eprintln!("  {} n={} impl={}: {msg}", case.workload, case.n, imp.name)
+    });
+    print!("{}", report::json(&[m]));
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
@@ -304,7 +372,11 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
     } else {
         FORK_TABLE_NS.to_vec()
     };
+    check_reps(&a.common)?;
     let seq_n = a.seq_n.unwrap_or(if a.quick { 100_000 } else { 1_000_000 });
+    if seq_n == 0 {
+        return Err("--seq-n must be at least 1".into());
+    }
     let cases: Vec<Case> = ns
         .iter()
         .map(|&n| Case {
@@ -314,6 +386,12 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
         })
         .collect();
     bench::check_sizes(&cases)?;
+    bench::check_memory(&cases)?;
+    bench::check_memory(&[Case {
+        workload: Workload::SeqStore,
+        n: seq_n,
+        q: None,
+    }])?;
     let plan = plan(&a.common, a.quick);
     let (rows, seq) = fork_table::run(&ns, seq_n, plan);
     let ms = fork_table::measurements(&rows, &seq);

@@ -36,6 +36,8 @@ pub struct Timing {
     pub heap_bytes_per_entry: Option<f64>,
     /// `rcu_read_under_write`: the medians of its repetitions' [`SharedRead`]s.
     pub shared: Option<SharedTiming>,
+    /// Instructions per operation of the timed part (`--count instructions`).
+    pub instructions_per_op: Option<f64>,
 }
 
 /// The medians over the repetitions of `rcu_read_under_write`.
@@ -275,6 +277,7 @@ fn measure_outcome(
         bytes_per_entry,
         heap_bytes_per_entry,
         shared: shared_timing(&shared),
+        instructions_per_op: None,
     })
 }
 

@@ -361,19 +361,19 @@ fn write<const B: usize>(n: u64, q: u64) -> Rep {
     let tree = seq_tree(n);
     let mut rng = SplitMix64::new(); // reset
     let span = 16 * n;
-    let start = Instant::now();
-    let mut k = 0u64;
-    while k < q {
-        let end = q.min(k + B as u64);
-        let mut w = tree.write();
-        while k < end {
-            let a = rng.next_u64() % span;
-            let len = 1 + rng.next_u64() % 64;
-            w.insert(a..=a + len - 1, k + 1);
-            k += 1;
+    let (elapsed, ()) = crate::timer::timed_part(|| {
+        let mut k = 0u64;
+        while k < q {
+            let end = q.min(k + B as u64);
+            let mut w = tree.write();
+            while k < end {
+                let a = rng.next_u64() % span;
+                let len = 1 + rng.next_u64() % 64;
+                w.insert(a..=a + len - 1, k + 1);
+                k += 1;
+            }
         }
-    }
-    let elapsed = start.elapsed();
+    });
     let plain = tree.into_inner();
     let sum = plain
         .iter()

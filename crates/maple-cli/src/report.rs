@@ -84,6 +84,9 @@ pub fn lines(ms: &[Measurement]) -> String {
                 if let Some(b) = t.bytes_per_entry {
                     let _ = write!(s, " bytes_per_entry={b:.1}");
                 }
+                if let Some(i) = t.instructions_per_op {
+                    let _ = write!(s, " instructions_per_op={i:.1}");
+                }
                 if c.workload == Workload::ForkGb {
                     let _ = write!(s, " ns_per_gib={:.1}", t.ns_per_op / crate::mm::gib(c.n));
                 }
@@ -210,11 +213,15 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
                         ));
                         let _ = write!(cell, " [{k}]");
                     }
-                    match maple {
+                    let cell = match maple {
                         Some(base) if i != "maple" => {
                             format!("{cell} (×{:.2})", t.ns_per_op / base)
                         }
                         _ => cell,
+                    };
+                    match t.instructions_per_op {
+                        Some(ins) => format!("{cell}; {ins:.1} ins"),
+                        None => cell,
                     }
                 }
                 other => {
@@ -370,6 +377,7 @@ pub fn json(ms: &[Measurement]) -> String {
                 Outcome::Ok(t) => json!({
                     "status": "ok",
                     "ns_per_op": t.ns_per_op,
+                    "instructions_per_op": t.instructions_per_op,
                     "repetitions_ns_per_op": t.all_ns_per_op,
                     "checksum": checked.then_some(t.checksum),
                     "bytes_per_entry": t.bytes_per_entry,
@@ -419,6 +427,7 @@ mod tests {
                 bytes_per_entry: bpe,
                 heap_bytes_per_entry: None,
                 shared: None,
+                instructions_per_op: None,
             }),
         }
     }

@@ -59,13 +59,56 @@ impl Position {
         moved
     }
 
+    /// Steps to the nearest entry after (or before) the current range.
+    ///
+    /// The leaf's present bits name the entry's slot directly, so absent
+    /// slots are skipped without being visited, and the path above the leaf
+    /// is read only when a leaf is crossed. With no entry left, the cursor
+    /// ends on the last (first) range of the space, as stepping range by
+    /// range would have left it.
     fn step_to_entry<'a, V>(&mut self, forward: bool) -> Option<(RangeInclusive<u64>, &'a V)> {
-        while self.step(forward) {
-            if let Some(v) = self.get() {
+        if self.path.height == 0 {
+            return None;
+        }
+        let from = self.path.leaf().idx;
+        // Slots strictly after (before) the current one, in its leaf.
+        let mut keep = if forward {
+            u32::MAX << (from + 1)
+        } else {
+            !(u32::MAX << from)
+        };
+        let mut crossed_any = false;
+        loop {
+            let leaf = *self.path.leaf();
+            let present = u32::from(leaf.node.present_bits()) & keep;
+            if present != 0 {
+                let slot = if forward {
+                    present.trailing_zeros()
+                } else {
+                    u32::BITS - 1 - present.leading_zeros()
+                };
+                self.path.lv[0].idx = slot as usize;
+                self.index = self.path.leaf().start();
+                let v = leaf.node.value(slot as usize);
                 return Some((self.range(), v));
             }
+            let crossed = if forward {
+                self.path.next_leaf()
+            } else {
+                self.path.prev_leaf()
+            };
+            if !crossed {
+                // The last (first) slot of the last (first) leaf.
+                let edge = if forward { leaf.node.count() - 1 } else { 0 };
+                if crossed_any || from != edge {
+                    self.path.lv[0].idx = edge;
+                    self.index = self.path.leaf().start();
+                }
+                return None;
+            }
+            keep = u32::MAX;
+            crossed_any = true;
         }
-        None
     }
 
     fn step_range<'a, V>(&mut self, forward: bool) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {

@@ -368,6 +368,19 @@ impl NodePtr {
         unsafe { (*self.0.as_ptr()).body.leaf.pivots[i] }
     }
 
+    /// Pivot `i`, without the bounds check (iteration reads one or two per
+    /// entry, with `i` known from the node's count).
+    ///
+    /// # Safety
+    /// The node is live (invariant 1) and `i < self.kind().capacity() - 1`.
+    #[inline(always)]
+    pub(crate) unsafe fn pivot_unchecked(self, i: usize) -> u64 {
+        debug_assert!(i < self.kind().capacity() - 1);
+        // SAFETY: the caller's promise; pivots are at the same offset in every
+        // body, and the leaf view's array is the longest of them.
+        unsafe { *(*self.0.as_ptr()).body.leaf.pivots.get_unchecked(i) }
+    }
+
     #[inline]
     pub(crate) fn set_pivot(self, i: usize, pivot: u64) {
         debug_assert!(i < self.kind().capacity() - 1);

@@ -1,7 +1,7 @@
 //! Views of the entries like `BTreeMap`'s: [`MapleTree::range_mut`],
 //! [`MapleTree::keys`], [`MapleTree::values`], [`MapleTree::values_mut`].
 
-use crate::iter::{Iter, IterMut, RawRange};
+use crate::iter::{Ends, Iter, IterMut};
 use crate::query::query_bounds;
 use crate::tree::MapleTree;
 use core::iter::FusedIterator;
@@ -29,8 +29,8 @@ impl<V> MapleTree<V> {
     #[track_caller]
     pub fn range_mut(&mut self, range: impl RangeBounds<u64>) -> RangeMut<'_, V> {
         let raw = match query_bounds(&range) {
-            Some((first, last)) => RawRange::new(self.top(), first, last),
-            None => RawRange::new((None, 0), 0, 0),
+            Some((first, last)) => Ends::new(self.top(), first, last),
+            None => Ends::new((None, 0), 0, 0),
         };
         RangeMut {
             raw,
@@ -75,7 +75,7 @@ impl<V> MapleTree<V> {
 /// The entries overlapping a range, in order, with mutable values; from
 /// [`MapleTree::range_mut`].
 pub struct RangeMut<'a, V> {
-    raw: RawRange,
+    raw: Ends,
     _tree: PhantomData<&'a mut MapleTree<V>>,
 }
 
@@ -84,18 +84,18 @@ impl<'a, V> Iterator for RangeMut<'a, V> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let (leaf, i, range) = self.raw.next()?;
-        // `RawRange` hands out each slot once, from either end, so the
+        let found = self.raw.next()?;
+        // `Ends` hands out each slot once, from either end, so the
         // mutable borrows are disjoint; the tree is borrowed exclusively.
-        Some((range, leaf.value_mut(i)))
+        Some((found.range, found.leaf.value_mut(found.slot)))
     }
 }
 
 impl<V> DoubleEndedIterator for RangeMut<'_, V> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
-        let (leaf, i, range) = self.raw.next_back()?;
-        Some((range, leaf.value_mut(i)))
+        let found = self.raw.next_back()?;
+        Some((found.range, found.leaf.value_mut(found.slot)))
     }
 }
 

@@ -222,6 +222,14 @@ impl Path {
             leaf.idx += 1;
             return true;
         }
+        self.next_leaf()
+    }
+
+    /// Moves to slot 0 of the leaf after this path's leaf, climbing only as
+    /// high as the nearest ancestor with a slot to the right. Returns false
+    /// (and stays put) in the tree's last leaf.
+    #[inline]
+    pub(crate) fn next_leaf(&mut self) -> bool {
         let mut h = 1;
         while h < self.height && self.lv[h].idx + 1 >= self.lv[h].node.count() {
             h += 1;
@@ -243,6 +251,13 @@ impl Path {
             leaf.idx -= 1;
             return true;
         }
+        self.prev_leaf()
+    }
+
+    /// Moves to the last slot of the leaf before this path's leaf. Returns
+    /// false (and stays put) in the tree's first leaf.
+    #[inline]
+    pub(crate) fn prev_leaf(&mut self) -> bool {
         let mut h = 1;
         while h < self.height && self.lv[h].idx == 0 {
             h += 1;
