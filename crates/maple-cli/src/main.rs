@@ -18,6 +18,7 @@ mod isolate;
 mod malloc_tuning;
 mod measure;
 mod mm;
+mod mm_workloads;
 mod peers;
 mod rcu;
 mod reference;

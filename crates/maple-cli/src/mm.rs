@@ -4,7 +4,7 @@
 //! (fork latency per GiB of touched memory, PTE copying vs shared PTE tables, and
 //! the cost of the first write after fork).
 //!
-//! The workloads themselves are maple-mm's (`maple_mm::bench`): its setups
+//! The workloads themselves are in `mm_workloads.rs`: its setups
 //! (`vmas_parent`, `gb_parent`) are built once per measurement, untimed, and each
 //! repetition is one call of its `*_once` function, so that this harness checks the
 //! checksum of every repetition against the reference (`reference.rs`).
@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use maple_mm::bench as mmb;
+use crate::mm_workloads as mmb;
 use maple_mm::{PtStrategy, TreeStrategy, PAGE_SIZE};
 
 use crate::bodies::{Rep, Session};

@@ -138,8 +138,6 @@ mod space;
 mod special;
 mod vma;
 
-pub mod bench;
-
 pub use check::CheckError;
 pub use config::{page_align, Config, PAGE_SHIFT, PAGE_SIZE, PMD_SIZE, PUD_SIZE, TASK_SIZE};
 pub use error::{Errno, Fault, FaultKind};

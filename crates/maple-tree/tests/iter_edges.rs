@@ -133,7 +133,7 @@ fn ranges_match_the_model() {
             for p in [
                 r.start().wrapping_sub(1),
                 *r.start(),
-                r.start() + 1,
+                r.start().wrapping_add(1),
                 *r.end(),
             ] {
                 points.push(p);

@@ -1,5 +1,6 @@
-//! The address-space workloads of `shared/bench/WORKLOADS.md`, section
-//! "Address-space workloads": `fork_vmas`, `fork_gb`, `first_write`.
+//! The address-space workloads of BENCHMARKS.md, section "Address-space
+//! workloads": `fork_vmas`, `fork_gb`, `first_write`, run on maple-mm.
+//! (Benchmark code lives here, not in the library.)
 //!
 //! Each function builds its setup untimed, runs the timed part 5 times in
 //! this process and returns the median ns per operation with the checksum
@@ -10,38 +11,28 @@
 //!
 //! The setups ([`vmas_parent`], [`gb_parent`]) and one repetition of each
 //! timed part ([`fork_vmas_once`], [`fork_gb_once`], [`first_write_once`])
-//! are public too, so that a harness (`maple bench`) can run its own
-//! repetitions on one setup and check every repetition's checksum.
+//! are separate, so that the harness (`mm.rs`) can run its own repetitions
+//! on one setup and check every repetition's checksum.
 //!
 //! # Panics
 //!
 //! Every function panics if the address space refuses a step of its
-//! workload (an mmap, a write, a fork), which with the default [`Config`](crate::Config)
-//! would be a bug of this crate.
+//! workload (an mmap, a write, a fork), which with the default
+//! [`Config`](maple_mm::Config) would be a bug of maple-mm.
 
-use crate::config::PAGE_SIZE;
-use crate::flags::{MapFlags, Prot};
-use crate::fork::{ForkOptions, PtStrategy, TreeStrategy};
-use crate::space::AddressSpace;
+use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// The VMA counts of seed 000's fork table, at which `fork_vmas` runs.
-pub const FORK_VMAS_N: [usize; 11] = [
-    21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221,
-];
 
 /// Pages of `fork_gb`'s mapping: 1 GiB.
 pub const GB_PAGES: u64 = 262_144;
 
-/// Forks per repetition of `fork_gb` (seed 004's `NPROC`).
+/// Forks per repetition of `fork_gb` (`NPROC` of the copy-on-write page
+/// table series' benchmark).
 pub const GB_FORKS: usize = 16;
 
 /// Writes per repetition of `first_write`.
 pub const FIRST_WRITES: u64 = 1024;
-
-/// Repetitions of each timed part.
-pub const REPS: usize = 5;
 
 /// The workloads' random numbers: splitmix64, seeded with 42.
 #[derive(Debug, Clone)]
@@ -69,79 +60,6 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
-    }
-}
-
-/// One measurement.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BenchResult {
-    /// The workload's name (`fork_vmas`, `fork_gb`, `first_write`).
-    pub workload: &'static str,
-    /// The implementation name (`mm-insert`, `mm-append`, `mm-dup`,
-    /// `mm-copy`, `mm-cowpte`).
-    pub implementation: &'static str,
-    /// N (VMAs for `fork_vmas`, pages for the others).
-    pub n: u64,
-    /// Operations of one repetition (the ns/op divisor).
-    pub ops: u64,
-    /// Median over the repetitions of ns per operation.
-    pub ns_per_op: f64,
-    /// ns per operation of each repetition, in run order.
-    pub samples: Vec<f64>,
-    /// The workload's checksum.
-    pub checksum: u64,
-}
-
-impl BenchResult {
-    /// The line of WORKLOADS.md's output format, e.g.
-    /// `workload=fork_vmas impl=mm-dup n=51221 ns_per_op=1234.5 checksum=51221`.
-    pub fn line(&self) -> String {
-        let mut s = format!(
-            "workload={} impl={} n={} ns_per_op={:.1} checksum={}",
-            self.workload, self.implementation, self.n, self.ns_per_op, self.checksum
-        );
-        if self.workload == "fork_gb" {
-            let gib = (self.n * PAGE_SIZE) as f64 / (1u64 << 30) as f64;
-            s.push_str(&format!(" ns_per_gib={:.1}", self.ns_per_op / gib));
-        }
-        s
-    }
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    s[s.len() / 2]
-}
-
-/// `fork_vmas`: N one-page anonymous private mappings placed top-down,
-/// protections alternating read-only / read-write (the first one read-only)
-/// so that no two merge, one byte of each read-write page written and of
-/// each read-only page read; timed: R = max(3, 200000 / N) times fork (page
-/// tables `mm-copy`, Linux's default) and exit of the child; checksum: the
-/// child's number of VMAs.
-pub fn fork_vmas(n: usize, tree: TreeStrategy) -> BenchResult {
-    fork_vmas_reps(n, tree, (200_000 / n.max(1)).max(3))
-}
-
-/// [`fork_vmas`] with `reps` forks per repetition.
-fn fork_vmas_reps(n: usize, tree: TreeStrategy, reps: usize) -> BenchResult {
-    let mut mm = vmas_parent(n);
-    let mut samples = Vec::with_capacity(REPS);
-    let mut checksum = 0;
-    for _ in 0..REPS {
-        let (elapsed, c) = fork_vmas_once(&mut mm, tree, reps);
-        samples.push(elapsed.as_nanos() as f64 / reps as f64);
-        checksum = c;
-    }
-    BenchResult {
-        workload: "fork_vmas",
-        implementation: tree.name(),
-        n: n as u64,
-        ops: reps as u64,
-        ns_per_op: median(&samples),
-        samples,
-        checksum,
     }
 }
 
@@ -222,34 +140,6 @@ pub fn gb_parent(pages: u64) -> (AddressSpace, u64) {
     (mm, base)
 }
 
-/// `fork_gb`: 16 forks of a parent with 1 GiB of touched anonymous memory,
-/// the children kept alive until the 16th (seed 004's program), torn down
-/// untimed; ns per fork (= per GiB); checksum: a child's resident pages.
-pub fn fork_gb(pt: PtStrategy) -> BenchResult {
-    fork_gb_pages(GB_PAGES, pt)
-}
-
-/// [`fork_gb`] with a mapping of `pages` pages instead of 262144 (for tests).
-pub fn fork_gb_pages(pages: u64, pt: PtStrategy) -> BenchResult {
-    let (mut mm, _) = gb_parent(pages);
-    let mut samples = Vec::with_capacity(REPS);
-    let mut checksum = 0;
-    for _ in 0..REPS {
-        let (elapsed, c) = fork_gb_once(&mut mm, pt);
-        samples.push(elapsed.as_nanos() as f64 / GB_FORKS as f64);
-        checksum = c;
-    }
-    BenchResult {
-        workload: "fork_gb",
-        implementation: pt.name(),
-        n: pages,
-        ops: GB_FORKS as u64,
-        ns_per_op: median(&samples),
-        samples,
-        checksum,
-    }
-}
-
 /// One repetition of `fork_gb`'s timed part on `parent` (from
 /// [`gb_parent`]): 16 forks, the children kept alive until the 16th, then
 /// torn down untimed. Returns the time of the 16 forks and the checksum
@@ -277,36 +167,6 @@ pub fn fork_gb_once(parent: &mut AddressSpace, pt: PtStrategy) -> (Duration, u64
     }
     drop(black_box(children));
     (elapsed, checksum)
-}
-
-/// `first_write`: `fork_gb`'s parent and one child (forked untimed); the
-/// random stream reset; timed: in the child, for k in 0..1024 the byte
-/// `k % 251 + 2` written at offset 0 of page `next() % 262144`; checksum:
-/// over the 1024 pages in order, the byte the child reads back plus the
-/// byte the parent reads (1). A new child for each repetition.
-pub fn first_write(pt: PtStrategy) -> BenchResult {
-    first_write_pages(GB_PAGES, pt)
-}
-
-/// [`first_write`] with a mapping of `pages` pages (for tests).
-pub fn first_write_pages(pages: u64, pt: PtStrategy) -> BenchResult {
-    let (mut mm, base) = gb_parent(pages);
-    let mut samples = Vec::with_capacity(REPS);
-    let mut checksum = 0u64;
-    for _ in 0..REPS {
-        let (elapsed, c) = first_write_once(&mut mm, base, pages, pt);
-        samples.push(elapsed.as_nanos() as f64 / FIRST_WRITES as f64);
-        checksum = c;
-    }
-    BenchResult {
-        workload: "first_write",
-        implementation: pt.name(),
-        n: pages,
-        ops: FIRST_WRITES,
-        ns_per_op: median(&samples),
-        samples,
-        checksum,
-    }
 }
 
 /// One repetition of `first_write` on `parent` (from [`gb_parent`]`(pages)`,
@@ -365,13 +225,9 @@ mod tests {
     #[test]
     fn fork_vmas_checksum_is_the_vma_count() {
         for t in TreeStrategy::ALL {
-            let r = fork_vmas_reps(21, t, 3);
-            assert_eq!(r.checksum, 21);
-            assert_eq!(r.ops, 3);
-            assert!(r.line().starts_with(&format!(
-                "workload=fork_vmas impl={} n=21 ns_per_op=",
-                t.name()
-            )));
+            let mut parent = vmas_parent(21);
+            let (_, checksum) = fork_vmas_once(&mut parent, t, 3);
+            assert_eq!(checksum, 21);
         }
     }
 
@@ -390,8 +246,9 @@ mod tests {
             .collect();
         let expected: u64 = ps.iter().map(|p| last[p] + 1).sum();
         for pt in PtStrategy::ALL {
-            assert_eq!(fork_gb_pages(pages, pt).checksum, pages);
-            assert_eq!(first_write_pages(pages, pt).checksum, expected);
+            let (mut parent, base) = gb_parent(pages);
+            assert_eq!(fork_gb_once(&mut parent, pt).1, pages);
+            assert_eq!(first_write_once(&mut parent, base, pages, pt).1, expected);
         }
     }
 }
