@@ -18,7 +18,9 @@
 //! The reader must see, at each index, the value before or after the write,
 //! and nothing else; indexes the write does not touch never change.
 //!
-//! Run: `RUSTFLAGS="--cfg loom" cargo test -p maple-tree --test loom_publish --release`
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p maple-tree --features
+//! write-stats --test loom_publish --release` (the write-path counters tell
+//! which path each scenario took).
 #![cfg(loom)]
 
 use loom::sync::Arc;
