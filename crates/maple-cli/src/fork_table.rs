@@ -1,6 +1,6 @@
-//! `maple fork-table`: issue 3's table, the shape of seed 000's. For each N: ns per
+//! `maple fork-table`: the table of the `__mt_dup` series' cover letter. For each N: ns per
 //! `dup`, ns per `rebuild`, their ratio, and in the same run a plain memory copy of
-//! the same number of node bytes; plus the append fast path (seed 002) before/after
+//! the same number of node bytes; plus the append fast path (`mas_wr_append`) before/after
 //! on `seq_store` and `rebuild`.
 
 use std::hint::black_box;

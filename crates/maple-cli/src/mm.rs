@@ -1,6 +1,7 @@
-//! The address-space workloads of WORKLOADS.md ("Address-space workloads") on the
-//! maple-mm crate, and issue 6's two tables: seed 000's (forks per second against
-//! the VMA count, for the three ways of building the child's tree) and seed 004's
+//! The address-space workloads of BENCHMARKS.md ("Address-space workloads") on the
+//! maple-mm crate, and two tables: the `__mt_dup` series' (forks per second against
+//! the VMA count, for the three ways of building the child's tree) and the
+//! copy-on-write page table series'
 //! (fork latency per GiB of touched memory, PTE copying vs shared PTE tables, and
 //! the cost of the first write after fork).
 //!
@@ -84,7 +85,8 @@ pub fn gib(pages: u64) -> f64 {
     (pages * PAGE_SIZE) as f64 / (1u64 << 30) as f64
 }
 
-/// Seed 001 (the cover letter of the `__mt_dup` series, seed 000's patch): forks per
+/// The cover letter of the `__mt_dup` series ("fork: use __mt_dup() to duplicate
+/// maple tree in dup_mmap()"): forks per
 /// 10 s against the number of VMAs, next-20231006 (before) and with the series
 /// (after), byte-unixbench's `spawn` modified for N VMAs, CPU-bound.
 pub const SEED_FORKS_PER_10S: [(u64, u64, u64); 11] = [
@@ -122,9 +124,9 @@ pub const SEED_S_PER_GIB_COWPTE: f64 = 0.0045;
 /// ANCHORS.md: real fork on Linux 6.18 on this machine class, s per GiB.
 pub const LINUX_618_S_PER_GIB: (f64, f64) = (0.0136, 0.0160);
 
-/// issue 6's targets.
+/// The goal: mm-dup's fork rate over mm-insert's at 51,221 VMAs.
 pub const TARGET_DUP_OVER_INSERT: f64 = 1.5;
-/// issue 6's targets.
+/// The goal: mm-copy's fork latency per GiB over mm-cowpte's.
 pub const TARGET_COPY_OVER_COWPTE: f64 = 20.0;
 
 fn ns_of(ms: &[Measurement], w: Workload, n: Option<u64>, imp: &str) -> Option<f64> {

@@ -53,7 +53,7 @@ pub const READER_CPU: usize = 1;
 /// The CPU the writer thread is pinned to.
 pub const WRITER_CPU: usize = 0;
 
-/// issue 4's target: the reader keeps at least this share of its solo throughput.
+/// The goal: the reader keeps at least this share of its solo throughput.
 pub const TARGET_KEPT: f64 = 0.80;
 
 /// The domain of `maple-rcu` and `maple-rcu-b64`.
@@ -409,7 +409,7 @@ fn cell(m: Option<&Measurement>) -> String {
         .unwrap_or_else(|| "—".into())
 }
 
-/// issue 4's table: the reader alone and under the writer (and what share of its
+/// The RCU table: the reader alone and under the writer (and what share of its
 /// throughput it keeps), the writer in RCU mode against the plain tree. Empty when
 /// `ms` has no RCU result.
 pub fn table(ms: &[Measurement], markdown: bool) -> String {

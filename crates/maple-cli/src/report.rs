@@ -126,8 +126,8 @@ fn not_a_result(m: &Measurement, o: &Outcome) -> String {
     }
 }
 
-/// Every table of a `maple bench` run: the ratio table of the tree workloads, seed
-/// 000's and seed 004's tables (address-space workloads), issue 4's (RCU); each only
+/// Every table of a `maple bench` run: the ratio table of the tree workloads, the
+/// fork tables (address-space workloads) and the RCU table; each only
 /// when the run has its workloads.
 pub fn tables(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) -> String {
     let tree: Vec<Measurement> = ms

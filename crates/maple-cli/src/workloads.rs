@@ -1,4 +1,4 @@
-//! The workload registry: every workload of WORKLOADS.md, plus issue 4's RCU
+//! The workload registry: every workload of BENCHMARKS.md, plus the RCU
 //! benchmark, its tree kind, its sizes, and who provides it. The bodies (what is
 //! timed) are in `bodies.rs` (range maps), `mm.rs` (address spaces) and `rcu.rs`.
 

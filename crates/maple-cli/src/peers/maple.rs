@@ -51,7 +51,8 @@ impl RangeMapUnderTest for Maple {
 }
 
 /// `MapleTree<u64>` with `set_append_path(false)` on every tree it makes
-/// (`impl=maple-noappend`): the "before" of seed 002's fast path.
+/// (`impl=maple-noappend`): the "before" of the append fast path
+/// (`mas_wr_append`).
 pub struct MapleNoAppend(Maple);
 
 impl MapleNoAppend {
