@@ -909,6 +909,12 @@ impl<V> MapleTree<V> {
 
     /// Reserves enough nodes that the next store takes none from the system
     /// allocator, so it cannot fail or block there (kernel: `mas_preallocate`).
+    ///
+    /// It reserves what the costliest plan can take in a tree of this
+    /// height: a rebuild of every level into at most five nodes each, and a
+    /// new root (`5 × height + 1` nodes; exact fits, appends and in-leaf
+    /// rewrites take none). Every store checks, in debug builds, that it
+    /// took no more than its plan allows.
     /// Values larger than 8 bytes are still boxed by the store itself, and
     /// `insert`'s clones of cut values are the value type's own business.
     ///
@@ -926,9 +932,8 @@ impl<V> MapleTree<V> {
     /// [`AllocError`](crate::AllocError) if the nodes cannot be had.
     #[doc(alias = "mas_preallocate")]
     pub fn preallocate(&mut self) -> Result<(), crate::AllocError> {
-        // Each level packs into at most MAX_PACKED nodes, plus a new root.
-        let worst = crate::write::MAX_PACKED * (self.height() + 1) + 1;
-        self.pool.ensure_available(worst)
+        self.pool
+            .ensure_available(crate::write::worst_case_nodes(self.height()))
     }
 
     /// Turns the append fast path (`mas_wr_append`) off or on, to measure what it

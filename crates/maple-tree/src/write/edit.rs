@@ -28,6 +28,7 @@
 
 use super::content::{slot_item, Content};
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
+use super::retired::Retired;
 use crate::displaced::Displace;
 use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
@@ -53,6 +54,11 @@ impl<V> MapleTree<V> {
         D: Displace<V>,
     {
         let height = self.height();
+        // The nodes this store replaces stay as they are until the new ones
+        // are linked.
+        let mut retired = Retired::new();
+        #[cfg(debug_assertions)]
+        let live_before = self.pool.live();
         let mut rp = Path::new();
         right_path(lp, &mut rp, last);
         let (ll, rl) = (lp.lv[0], rp.lv[0]);
@@ -84,7 +90,6 @@ impl<V> MapleTree<V> {
         }
         c.push_slots(rl.node, rl.idx + 1, rl.node.count(), rl.max);
 
-        // Read before the leaves are freed (a freed node's header is reused).
         let rl_is_last_slot = rl.idx + 1 == rl.node.count();
 
         // Everything the store covers goes, in key order.
@@ -95,28 +100,28 @@ impl<V> MapleTree<V> {
         };
         self.displace_slots(ll.node, ll.idx, l_end, ll.min, ll.max, displaced);
         if spanning {
-            self.free_between(lp, &rp, displaced);
+            self.free_between(lp, &rp, displaced, &mut retired);
             self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
-            // SAFETY: its slots were copied into `c` or displaced; the new
+            // its slots were copied into `c` or displaced; the new
             // leaves replace it.
-            unsafe { self.retire_node(rl.node) };
+            retired.push(rl.node);
             self.count_path(|p| &mut p.spanning);
         }
-        // SAFETY: as for `rl`.
-        unsafe { self.retire_node(ll.node) };
+        // as for `rl`.
+        retired.push(ll.node);
         self.len += made;
 
         // Absent ranges must not meet across a leaf boundary.
         if ll.idx == 0 && c.first_absent() && c.min > 0 && neighbour_edge_absent(lp, height, false)
         {
-            self.widen_left(lp, &rp, 0, &mut c);
+            self.widen_left(lp, &rp, 0, &mut c, &mut retired);
         }
         if rl_is_last_slot
             && c.last_absent()
             && c.max() < u64::MAX
             && neighbour_edge_absent(&rp, height, true)
         {
-            self.widen_right(lp, &mut rp, 0, &mut c);
+            self.widen_right(lp, &mut rp, 0, &mut c, &mut retired);
         }
 
         let internal = self.internal_kind();
@@ -131,8 +136,8 @@ impl<V> MapleTree<V> {
             let top = h + 1 == height;
             let mut single = lp.lv[h].node == rp.lv[h].node;
             if !top && c.len < kind.min_slots() && c.max() < u64::MAX {
-                if !self.widen_left(lp, &rp, h, &mut c) {
-                    self.widen_right(lp, &mut rp, h, &mut c);
+                if !self.widen_left(lp, &rp, h, &mut c, &mut retired) {
+                    self.widen_right(lp, &mut rp, h, &mut c, &mut retired);
                 }
                 single = false;
                 self.count_path(|p| &mut p.rebalance);
@@ -144,7 +149,12 @@ impl<V> MapleTree<V> {
                 self.count_path(|p| &mut p.node_rewrite);
             }
             if top {
-                self.set_root(&out[..n], h);
+                self.set_root(&out[..n], h, &mut retired);
+                #[cfg(debug_assertions)]
+                self.check_taken(live_before, height);
+                // SAFETY: the new root is installed; nothing links the
+                // retired nodes any more, and each was retired once.
+                unsafe { self.release(retired) };
                 return usize::MAX;
             }
             let (pl, pr) = (lp.lv[h + 1], rp.lv[h + 1]);
@@ -153,6 +163,12 @@ impl<V> MapleTree<V> {
                 if self.alloc {
                     self.update_gaps(lp, h + 1, out[0].gap);
                 }
+                #[cfg(debug_assertions)]
+                self.check_taken(live_before, height);
+                // SAFETY: the new node is linked in place of the old
+                // subtree; nothing links the retired nodes any more, and
+                // each was retired once.
+                unsafe { self.release(retired) };
                 return h + 1;
             }
             c.reset(pl.min);
@@ -161,15 +177,25 @@ impl<V> MapleTree<V> {
                 c.push_child(p.max, p.node, p.gap);
             }
             c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
-            // SAFETY: its slots were copied into `c`; the packed nodes
+            // its slots were copied into `c`; the packed nodes
             // replace it.
-            unsafe { self.retire_node(pl.node) };
+            retired.push(pl.node);
             if pr.node != pl.node {
-                // SAFETY: as for `pl`, and distinct from it.
-                unsafe { self.retire_node(pr.node) };
+                // as for `pl`, and distinct from it.
+                retired.push(pr.node);
             }
             h += 1;
         }
+    }
+
+    /// Checks that a rebuild, about to give back its old nodes, took no more
+    /// new ones than its plan allows (`plan.rs`).
+    #[cfg(debug_assertions)]
+    fn check_taken(&self, live_before: usize, height: usize) {
+        debug_assert!(
+            self.pool.live() <= live_before + super::plan::worst_case_nodes(height),
+            "a rebuild took more nodes than its plan allows"
+        );
     }
 
     /// Regular trees use 16-child internal nodes, allocation trees 10 with gaps.
@@ -183,7 +209,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Installs what the top level packed into (`h` is its level).
-    fn set_root(&mut self, out: &[Packed], h: usize) {
+    fn set_root(&mut self, out: &[Packed], h: usize, retired: &mut Retired) {
         if out.len() > 1 {
             assert!(
                 h + 2 <= MAX_HEIGHT,
@@ -214,16 +240,16 @@ impl<V> MapleTree<V> {
         let mut height = h + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
-            // SAFETY: a root of one child or one absent slot, which
+            // a root of one child or one absent slot, which
             // the tree no longer needs.
-            unsafe { self.retire_node(root) };
+            retired.push(root);
             root = child;
             height -= 1;
         }
         if height == 1 && root.count() == 1 && !root.is_present(0) {
-            // SAFETY: a root of one child or one absent slot, which
+            // a root of one child or one absent slot, which
             // the tree no longer needs.
-            unsafe { self.retire_node(root) };
+            retired.push(root);
             self.root = None;
             self.set_height(0);
         } else {
@@ -248,51 +274,71 @@ impl<V> MapleTree<V> {
 
     /// Pulls the node left of `lp`'s level-`h` node into `c`. False when there
     /// is none (the contents start at index 0).
-    fn widen_left(&mut self, lp: &mut Path, rp: &Path, h: usize, c: &mut Content) -> bool {
+    fn widen_left(
+        &mut self,
+        lp: &mut Path,
+        rp: &Path,
+        h: usize,
+        c: &mut Content,
+        retired: &mut Retired,
+    ) -> bool {
         let Some(j) = (h + 1..self.height()).find(|&j| lp.lv[j].idx > 0) else {
             return false;
         };
         // The old path nodes between are emptied by this rewrite.
         for m in h + 1..j {
             if lp.lv[m].node != rp.lv[m].node {
-                // SAFETY: emptied by this rewrite (only `nb` below it stays
+                // emptied by this rewrite (only `nb` below it stays
                 // in use, and its contents move into `c`).
-                unsafe { self.retire_node(lp.lv[m].node) };
+                retired.push(lp.lv[m].node);
             }
         }
         lp.lv[j].idx -= 1;
         lp.descend_edge(j, h, true);
         let nb = lp.lv[h];
         c.prepend_node(nb.node, nb.min, nb.max);
-        // SAFETY: its contents were copied into `c`.
-        unsafe { self.retire_node(nb.node) };
+        // its contents were copied into `c`.
+        retired.push(nb.node);
         true
     }
 
     /// Pulls the node right of `rp`'s level-`h` node into `c`. False when
     /// there is none.
-    fn widen_right(&mut self, lp: &Path, rp: &mut Path, h: usize, c: &mut Content) -> bool {
+    fn widen_right(
+        &mut self,
+        lp: &Path,
+        rp: &mut Path,
+        h: usize,
+        c: &mut Content,
+        retired: &mut Retired,
+    ) -> bool {
         let Some(j) = (h + 1..self.height()).find(|&j| rp.lv[j].idx + 1 < rp.lv[j].node.count())
         else {
             return false;
         };
         for m in h + 1..j {
             if rp.lv[m].node != lp.lv[m].node {
-                // SAFETY: as in `widen_left`.
-                unsafe { self.retire_node(rp.lv[m].node) };
+                // as in `widen_left`.
+                retired.push(rp.lv[m].node);
             }
         }
         rp.lv[j].idx += 1;
         rp.descend_edge(j, h, false);
         let nb = rp.lv[h];
         c.append_node(nb.node, nb.max);
-        // SAFETY: its contents were copied into `c`.
-        unsafe { self.retire_node(nb.node) };
+        // its contents were copied into `c`.
+        retired.push(nb.node);
         true
     }
 
     /// Drops the subtrees strictly between the two paths, in key order.
-    fn free_between<D: Displace<V>>(&mut self, lp: &Path, rp: &Path, displaced: &mut D) {
+    fn free_between<D: Displace<V>>(
+        &mut self,
+        lp: &Path,
+        rp: &Path,
+        displaced: &mut D,
+        retired: &mut Retired,
+    ) {
         let mut split = self.height();
         for h in 1..self.height() {
             let (l, r) = (lp.lv[h], rp.lv[h]);
@@ -305,6 +351,7 @@ impl<V> MapleTree<V> {
                         l.node.slot_start(i, l.min),
                         item.end,
                         displaced,
+                        retired,
                     );
                 }
                 split = h;
@@ -316,6 +363,7 @@ impl<V> MapleTree<V> {
                     l.node.slot_start(i, l.min),
                     l.node.slot_end(i, l.max),
                     displaced,
+                    retired,
                 );
             }
         }
@@ -327,6 +375,7 @@ impl<V> MapleTree<V> {
                     r.node.slot_start(i, r.min),
                     r.node.slot_end(i, r.max),
                     displaced,
+                    retired,
                 );
             }
         }
@@ -354,14 +403,16 @@ impl<V> MapleTree<V> {
         self.take_slots(leaf, from, to, min, max, displaced);
     }
 
-    /// Unlinks a subtree the store covers: freed now, or in RCU mode
-    /// retired whole.
+    /// Unlinks a subtree the store covers: its values go to `displaced` now
+    /// and its nodes to `retired`; in RCU mode it is retired whole, values
+    /// and all, since readers may still be walking it.
     fn unlink_subtree<D: Displace<V>>(
         &mut self,
         node: NodePtr,
         min: u64,
         max: u64,
         displaced: &mut D,
+        retired: &mut Retired,
     ) {
         if self.limbo.is_some() {
             self.len -= count_entries(node);
@@ -369,7 +420,8 @@ impl<V> MapleTree<V> {
                 limbo.push(Garbage::Subtree(node));
             }
         } else {
-            self.free_subtree(node, min, max, displaced);
+            self.take_subtree_values(node, min, max, displaced);
+            retired.push_subtree(node);
         }
     }
 
@@ -396,8 +448,8 @@ impl<V> MapleTree<V> {
         }
     }
 
-    /// Frees a whole subtree, handing every value to `displaced`.
-    pub(crate) fn free_subtree<D: Displace<V>>(
+    /// Hands every value of a subtree to `displaced`.
+    fn take_subtree_values<D: Displace<V>>(
         &mut self,
         node: NodePtr,
         min: u64,
@@ -408,7 +460,7 @@ impl<V> MapleTree<V> {
             self.take_slots(node, 0, node.count(), min, max, displaced);
         } else {
             for i in 0..node.count() {
-                self.free_subtree(
+                self.take_subtree_values(
                     node.child(i),
                     node.slot_start(i, min),
                     node.slot_end(i, max),
@@ -416,9 +468,6 @@ impl<V> MapleTree<V> {
                 );
             }
         }
-        // SAFETY: its values and children were handed on above; the
-        // caller unlinks the subtree.
-        unsafe { self.retire_node(node) };
     }
 }
 

@@ -90,30 +90,40 @@ enum Piece {
     Right,
 }
 
+/// An in-place rewrite of one leaf (the kernel's node store), worked out
+/// before anything changes: slots `from..=to` are replaced by `items[..n]`,
+/// of which the entries `a..=b` (`start..=end`) are what the store covers.
+#[derive(Clone, Copy)]
+pub(super) struct Splice {
+    a: usize,
+    b: usize,
+    start: u64,
+    end: u64,
+    from: usize,
+    to: usize,
+    items: [(u64, Piece); 3],
+    n: usize,
+    new_count: usize,
+}
+
 impl<V> MapleTree<V> {
-    /// Rewrites the leaf `path` leads to in place, when the store stays
-    /// inside it and the result fits: no neighbouring leaf is involved (no
-    /// absent range reaches the leaf's edge), the leaf neither overflows nor
-    /// falls under its minimum. Not in RCU mode (readers would see the slots
-    /// move). Returns false, having changed nothing, when it does not apply.
-    pub(super) fn store_in_leaf<S, D>(
-        &mut self,
+    /// Whether the store of `first..=last` (a value when `has_value`) can
+    /// rewrite the leaf `path` leads to in place: it stays inside the leaf,
+    /// no absent range reaches the leaf's edge (which would have to merge
+    /// with a neighbour's), and the leaf neither overflows nor falls under
+    /// its minimum. Changes nothing.
+    pub(super) fn plan_splice(
+        &self,
         path: &Path,
         first: u64,
         last: u64,
-        value: &mut Option<V>,
-        split: &mut S,
-        displaced: &mut D,
-    ) -> bool
-    where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: Displace<V>,
-    {
+        has_value: bool,
+    ) -> Option<Splice> {
         let leaf = *path.leaf();
         let node = leaf.node;
         let count = node.count();
-        if self.limbo.is_some() || last > leaf.max {
-            return false;
+        if last > leaf.max {
+            return None;
         }
         // Slots a..=b are covered by the store.
         let a = leaf.idx;
@@ -136,14 +146,7 @@ impl<V> MapleTree<V> {
             );
             m += 1;
         }
-        mid[m] = (
-            last,
-            if value.is_some() {
-                Piece::New
-            } else {
-                Piece::Absent
-            },
-        );
+        mid[m] = (last, if has_value { Piece::New } else { Piece::Absent });
         m += 1;
         if last < e {
             mid[m] = (
@@ -179,18 +182,59 @@ impl<V> MapleTree<V> {
         if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0)
             || (to + 1 == count && items[n - 1].1 == Piece::Absent && leaf.max < u64::MAX)
         {
-            return false;
+            return None;
         }
         let new_count = count - (to - from + 1) + n;
         // A root leaf left with one absent slot is an empty tree: edit.rs frees it.
         if new_count == 1 && items[0].1 == Piece::Absent {
-            return false;
+            return None;
         }
         let exempt = self.height() == 1 || leaf.max == u64::MAX;
         if new_count > LEAF_SLOTS || (new_count < Kind::Leaf.min_slots() && !exempt) {
-            return false;
+            return None;
         }
 
+        Some(Splice {
+            a,
+            b,
+            start: s,
+            end: e,
+            from,
+            to,
+            items,
+            n,
+            new_count,
+        })
+    }
+
+    /// Carries out `splice` (from [`plan_splice`](Self::plan_splice) for the
+    /// same store, with nothing changed in between).
+    pub(super) fn store_splice<S, D>(
+        &mut self,
+        path: &Path,
+        splice: &Splice,
+        (first, last): (u64, u64),
+        mut value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
+    {
+        let Splice {
+            a,
+            b,
+            start: s,
+            end: e,
+            from,
+            to,
+            items,
+            n,
+            new_count,
+        } = *splice;
+        let leaf = *path.leaf();
+        let node = leaf.node;
+        let count = node.count();
         // Make the pieces before changing anything (a panicking split
         // leaves the tree as it was).
         let left = (first > s && node.is_present(a)).then(|| {
@@ -254,6 +298,5 @@ impl<V> MapleTree<V> {
         self.len += made;
         self.count_path(|p| &mut p.node_rewrite);
         self.refresh_leaf_gap(path);
-        true
     }
 }

@@ -1,5 +1,6 @@
-//! Write paths. A store is classified first and takes the cheapest path that
-//! can do it:
+//! Write paths. A store is first classified into a plan (`plan.rs`, the
+//! kernel's `mas_wr_store_type`), once and before anything changes, and
+//! takes the cheapest path that can do it:
 //!
 //! 1. **exact fit** (`fast.rs`): the range is exactly one existing slot and a
 //!    value goes in: the slot word is replaced in place;
@@ -7,16 +8,20 @@
 //!    inside the last slot of a leaf, which is absent, and the leaf has room
 //!    for the one or two extra slots: they are written past the end and the
 //!    leaf's count grows;
-//! 3. **in-place rewrite** (`fast.rs`, not in RCU mode): the store stays
+//! 3. **splice** (`fast.rs`, the kernel's node store): the store stays
 //!    inside one leaf, which still fits and touches no neighbour: its slots
-//!    are spliced in place (the kernel's node store);
-//! 4. **rewrite** (`edit.rs`): everything else. The touched leaf (or leaves,
+//!    are rewritten in place;
+//! 4. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
 //!    rebalance when a node falls under its minimum, root growth and collapse
-//!    at the top.
+//!    at the top. New nodes are built and linked first; the nodes they
+//!    replace are given back only then (`retired.rs`).
 //!
-//! Storing "absent" over an absent range changes nothing and returns at once.
+//! Storing "absent" over an absent range changes nothing. In RCU mode the
+//! plan avoids the paths readers must not watch (exact fit and splice);
+//! `plan.rs` is the only place that decides this, and the only place that
+//! knows how many nodes each path can take ([`MapleTree::preallocate`]).
 //!
 //! **No user code runs while nodes change.** `split` (and so `Clone`, for
 //! `insert`) makes the pieces of cut entries before anything is changed;
@@ -33,16 +38,19 @@ mod content;
 mod edit;
 mod fast;
 mod pack;
+mod plan;
+mod retired;
 #[cfg(all(test, feature = "write-stats"))]
 mod tests;
 
 pub(crate) use bulk::Bulk;
 use content::Content;
 use pack::fill;
-pub(crate) use pack::MAX_PACKED;
+pub(crate) use plan::worst_case_nodes;
+use plan::Plan;
 
 use crate::displaced::Displace;
-use crate::node::{value_word, Kind, LEAF_SLOTS};
+use crate::node::{value_word, Kind};
 use crate::tree::MapleTree;
 use crate::walk::Path;
 use core::ops::RangeInclusive;
@@ -67,58 +75,40 @@ impl<V> MapleTree<V> {
         D: Displace<V>,
     {
         debug_assert!(first <= last);
-        if self.root.is_none() {
-            if let Some(value) = value {
+        let plan = self.plan(path, first, last, value.is_some());
+        // No path frees a node before it has taken all it needs (a rebuild
+        // gives its old nodes back last), so the growth of the pool's live
+        // count is what the store took; checked against the plan's bound.
+        #[cfg(debug_assertions)]
+        let (live_before, most) = (self.pool.live(), plan.max_new_nodes(self.height()));
+        match (plan, value) {
+            (Plan::Nothing, _) => {
+                if self.root.is_none() {
+                    path.height = 0;
+                }
+            }
+            (Plan::IntoEmpty, Some(value)) => {
                 self.store_into_empty(first, last, value);
+                path.height = 0;
             }
-            path.height = 0;
-            return;
-        }
-        path.seek(self.root, self.height(), first);
-        let leaf = *path.leaf();
-        let end = leaf.end();
-        if last <= end {
-            let present = leaf.node.is_present(leaf.idx);
-            match value {
-                None if !present => return,
-                Some(value) if leaf.start() == first && end == last && self.limbo.is_none() => {
-                    return self.store_exact(path, value, displaced);
-                }
-                Some(value)
-                    if !present
-                        && self.append_path
-                        && leaf.idx + 1 == leaf.node.count()
-                        && leaf.node.count()
-                            + (first > leaf.start()) as usize
-                            + (last < end) as usize
-                            <= LEAF_SLOTS =>
-                {
-                    return self.store_append(path, first, last, value);
-                }
-                value => return self.store_rewrite(path, first, last, value, split, displaced),
+            (Plan::ExactFit, Some(value)) => self.store_exact(path, value, displaced),
+            (Plan::Append, Some(value)) => self.store_append(path, first, last, value),
+            (Plan::Splice(splice), value) => {
+                self.store_splice(path, &splice, (first, last), value, split, displaced)
+            }
+            (Plan::Rebuild, value) => {
+                path.low = self.store_general(path, first, last, value, split, displaced);
+                return;
+            }
+            (Plan::IntoEmpty | Plan::ExactFit | Plan::Append, None) => {
+                unreachable!("the plan of storing absence has no value to place")
             }
         }
-        self.store_rewrite(path, first, last, value, split, displaced)
-    }
-
-    /// A store that moves slots: in place inside one leaf when it can, else
-    /// by rebuilding nodes.
-    fn store_rewrite<S, D>(
-        &mut self,
-        path: &mut Path,
-        first: u64,
-        last: u64,
-        mut value: Option<V>,
-        split: &mut S,
-        displaced: &mut D,
-    ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: Displace<V>,
-    {
-        if self.store_in_leaf(path, first, last, &mut value, split, displaced) {
-            return;
-        }
-        path.low = self.store_general(path, first, last, value, split, displaced);
+        #[cfg(debug_assertions)]
+        debug_assert!(
+            self.pool.live() <= live_before + most,
+            "a store took more nodes than its plan allows"
+        );
     }
 
     /// Gives back a node a write replaced (its contents now live elsewhere):

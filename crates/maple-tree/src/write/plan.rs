@@ -1,0 +1,126 @@
+//! Classifying a store: which write path it takes, decided once, before
+//! anything changes (the kernel's `mas_wr_store_type`).
+//!
+//! This is the one place that knows which paths concurrent readers (RCU mode)
+//! may watch, and how many new nodes each path can take from the pool, which
+//! is what [`MapleTree::preallocate`] reserves.
+
+use super::fast::Splice;
+use super::pack::MAX_PACKED;
+use crate::node::LEAF_SLOTS;
+use crate::tree::MapleTree;
+use crate::walk::Path;
+
+/// The write path of one store.
+pub(super) enum Plan {
+    /// Absence stored over an absent range: nothing changes.
+    Nothing,
+    /// A value into an empty tree: one new leaf becomes the root.
+    IntoEmpty,
+    /// The range is exactly one existing slot: its word is replaced.
+    ExactFit,
+    /// The range lies in the absent last slot of a leaf with room for the
+    /// extra slots, which are written past the end and published with one
+    /// header store (`mas_wr_append`).
+    Append,
+    /// The slots of one leaf are rewritten in place (the kernel's node store).
+    Splice(Splice),
+    /// The touched leaves are rebuilt into new nodes and the change carried
+    /// up: node rewrite, split, spanning store, rebalance, root growth or
+    /// collapse (`edit.rs`).
+    Rebuild,
+}
+
+/// A write path without its details, for the questions asked before it is
+/// chosen.
+#[derive(Clone, Copy)]
+enum Route {
+    ExactFit,
+    Append,
+    Splice,
+}
+
+impl Route {
+    /// Whether readers walking the tree concurrently (RCU mode) may watch
+    /// this path's changes.
+    ///
+    /// An append writes only slots past the leaf's published count and then
+    /// publishes them with one release store of the header; a rebuild
+    /// publishes finished nodes with one pointer store. Both leave every node
+    /// a reader can reach whole at every moment. An exact fit would drop the
+    /// value a reader may be reading, and a splice moves slots under readers,
+    /// so neither is taken then.
+    const fn safe_with_readers(self) -> bool {
+        match self {
+            Route::ExactFit | Route::Splice => false,
+            Route::Append => true,
+        }
+    }
+}
+
+impl Plan {
+    /// The most nodes this plan takes from the pool, in a tree of `height`
+    /// levels.
+    ///
+    /// A rebuild packs each level's new contents into at most `MAX_PACKED`
+    /// nodes (`pack`) and, when the top level packs into more than one,
+    /// adds one new root above them. It frees the nodes it replaces only
+    /// after the new ones are linked, so it cannot reuse them.
+    pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
+        match self {
+            Plan::Nothing | Plan::ExactFit | Plan::Append | Plan::Splice(_) => 0,
+            Plan::IntoEmpty => 1,
+            Plan::Rebuild => worst_case_nodes(height),
+        }
+    }
+}
+
+/// The most nodes any store can take from the pool in a tree of `height`
+/// levels: what a rebuild can take (an empty tree, `height == 0`, takes 1).
+pub(crate) const fn worst_case_nodes(height: usize) -> usize {
+    MAX_PACKED * height + 1
+}
+
+impl<V> MapleTree<V> {
+    /// Chooses the path of storing a value (`has_value`) or absence over
+    /// `first..=last`, walking `path` to `first`. Changes nothing.
+    pub(super) fn plan(&self, path: &mut Path, first: u64, last: u64, has_value: bool) -> Plan {
+        if self.root.is_none() {
+            return if has_value {
+                Plan::IntoEmpty
+            } else {
+                Plan::Nothing
+            };
+        }
+        path.seek(self.root, self.height(), first);
+        let readers = self.limbo.is_some();
+        let may = |route: Route| !readers || route.safe_with_readers();
+        let leaf = *path.leaf();
+        let (start, end) = (leaf.start(), leaf.end());
+        if last <= end {
+            let present = leaf.node.is_present(leaf.idx);
+            if !present && !has_value {
+                return Plan::Nothing;
+            }
+            if has_value && start == first && end == last && may(Route::ExactFit) {
+                return Plan::ExactFit;
+            }
+            let count = leaf.node.count();
+            if has_value
+                && !present
+                && self.append_path
+                && leaf.idx + 1 == count
+                && count + (first > start) as usize + (last < end) as usize <= LEAF_SLOTS
+                && may(Route::Append)
+            {
+                return Plan::Append;
+            }
+        }
+        if may(Route::Splice) {
+            if let Some(splice) = self.plan_splice(path, first, last, has_value) {
+                return Plan::Splice(splice);
+            }
+        }
+        Plan::Rebuild
+    }
+}

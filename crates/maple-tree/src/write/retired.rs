@@ -1,0 +1,67 @@
+//! The nodes a rebuild replaces, kept whole until the nodes that replace them
+//! are linked.
+//!
+//! A rebuild first builds and links its new nodes, then gives back the old
+//! ones. Until the link, the tree still points at the old nodes, so they
+//! must stay intact: if anything stopped the store half way, the tree would
+//! still be one that can be walked and dropped.
+
+use crate::node::NodePtr;
+use crate::teardown::{Teardown, Visit};
+use crate::tree::MapleTree;
+use smallvec::SmallVec;
+
+/// Nodes one store replaces.
+pub(super) struct Retired {
+    /// Single nodes, whose contents went into new nodes. A rebuild replaces
+    /// a few per level, so these rarely leave the inline buffer.
+    nodes: SmallVec<[NodePtr; 16]>,
+    /// Roots of whole subtrees the store covers, whose values have already
+    /// been moved out.
+    subtrees: SmallVec<[NodePtr; 4]>,
+}
+
+impl Retired {
+    pub(super) fn new() -> Self {
+        Retired {
+            nodes: SmallVec::new(),
+            subtrees: SmallVec::new(),
+        }
+    }
+
+    pub(super) fn push(&mut self, node: NodePtr) {
+        self.nodes.push(node);
+    }
+
+    pub(super) fn push_subtree(&mut self, root: NodePtr) {
+        self.subtrees.push(root);
+    }
+}
+
+impl<V> MapleTree<V> {
+    /// Gives back what `retired` holds: to the pool, or in RCU mode to the
+    /// current garbage batch.
+    ///
+    /// # Safety
+    /// Every node in `retired` belongs to this tree, is held once, and is
+    /// linked from nowhere any more (the nodes that replace it are linked).
+    /// The subtrees' values were moved out.
+    pub(super) unsafe fn release(&mut self, retired: Retired) {
+        for node in retired.nodes {
+            // SAFETY: the caller's promise.
+            unsafe { self.retire_node(node) };
+        }
+        for root in retired.subtrees {
+            for visit in Teardown::new(root) {
+                match visit {
+                    // SAFETY: the caller's promise; the walk is done with
+                    // the node (post-order).
+                    Visit::Node(node) => unsafe { self.retire_node(node) },
+                    Visit::Value(_) => {
+                        debug_assert!(false, "a retired subtree still held a value")
+                    }
+                }
+            }
+        }
+    }
+}
