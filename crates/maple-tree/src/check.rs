@@ -36,14 +36,18 @@ fn fail(
 
 /// Checks `tree` completely.
 pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
-    let Some(root) = tree.root else {
-        if tree.height() != 0 || tree.len != 0 {
+    let Some(root) = tree.root() else {
+        if tree.height() != 0 || !tree.is_empty() {
             return fail(
                 0,
                 0,
                 u64::MAX,
                 "empty tree",
-                format!("no root but height {} and len {}", tree.height(), tree.len),
+                format!(
+                    "no root but height {} and len {}",
+                    tree.height(),
+                    tree.len()
+                ),
             );
         }
         return Ok(());
@@ -58,7 +62,7 @@ pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
         );
     }
     let mut c = Checker {
-        alloc: tree.alloc,
+        alloc: tree.is_alloc(),
         height: tree.height(),
         entries: 0,
         prev_absent: false,
@@ -74,13 +78,17 @@ pub(crate) fn validate<V>(tree: &MapleTree<V>) -> Result<(), CheckError> {
             String::from("a root leaf with no entry should be no root"),
         );
     }
-    if c.entries != tree.len {
+    if c.entries != tree.len() {
         return fail(
             tree.height() - 1,
             0,
             u64::MAX,
             "len",
-            format!("len() is {} but {} entries are stored", tree.len, c.entries),
+            format!(
+                "len() is {} but {} entries are stored",
+                tree.len(),
+                c.entries
+            ),
         );
     }
     Ok(())
@@ -237,7 +245,7 @@ pub(crate) fn count_nodes(node: NodePtr, s: &mut Stats) {
 /// `leaf 0x0..=0xff [0x0..=0x9: v, 0xa..=0xf: -, ..]`.
 pub(crate) fn dump<V: core::fmt::Debug>(tree: &MapleTree<V>) -> String {
     let mut out = String::new();
-    match tree.root {
+    match tree.root() {
         None => out.push_str("(empty)\n"),
         Some(root) => dump_node::<V>(&mut out, root, 0, u64::MAX, 0),
     }

@@ -18,7 +18,7 @@ struct Position {
 impl Position {
     fn new<V>(tree: &MapleTree<V>, index: u64) -> Self {
         let mut path = Path::new();
-        path.descend(tree.root, tree.height(), index);
+        path.descend(tree.root(), tree.height(), index);
         Position { path, index }
     }
 
@@ -45,7 +45,7 @@ impl Position {
     }
 
     fn seek<V>(&mut self, tree: &MapleTree<V>, index: u64) {
-        self.path.seek(tree.root, tree.height(), index);
+        self.path.seek(tree.root(), tree.height(), index);
         self.index = index;
     }
 

@@ -35,7 +35,7 @@ impl<V> MapleTree<V> {
         // one move of the tree struct less per copy. When the struct was
         // 232 bytes, perf put its three moves per copy (each a `memcpy`
         // call) at about the time `dup_node` took for a 21-entry tree.
-        let mut copy = MapleTree::<W>::empty_like(self.alloc);
+        let mut copy = MapleTree::<W>::empty_like(self.is_alloc());
         match self.dup_into(&mut copy, |v| Ok::<W, Infallible>(f(v))) {
             Ok(()) => copy,
             Err(DupError::Alloc(_)) => {
@@ -65,7 +65,7 @@ impl<V> MapleTree<V> {
         &self,
         f: impl FnMut(&V) -> Result<W, E>,
     ) -> Result<MapleTree<W>, DupError<E>> {
-        let mut copy = MapleTree::<W>::empty_like(self.alloc);
+        let mut copy = MapleTree::<W>::empty_like(self.is_alloc());
         self.dup_into(&mut copy, f)?;
         Ok(copy)
     }
@@ -77,24 +77,24 @@ impl<V> MapleTree<V> {
         copy: &mut MapleTree<W>,
         mut f: impl FnMut(&V) -> Result<W, E>,
     ) -> Result<(), DupError<E>> {
-        copy.append_path = self.append_path;
-        let Some(root) = self.root else {
+        copy.set_append_path_enabled(self.append_path_enabled());
+        let Some(root) = self.root() else {
             return Ok(());
         };
-        copy.pool
-            .reserve(self.pool.live())
+        copy.pool_mut()
+            .reserve(self.pool().live())
             .map_err(DupError::Alloc)?;
-        let raw = copy.pool.alloc_raw().map_err(DupError::Alloc)?;
+        let raw = copy.pool_mut().alloc_raw().map_err(DupError::Alloc)?;
         // SAFETY: fresh memory of `copy`'s pool, whose header `dup_node`
         // writes (`copy_from`) before anything reads it.
         let new_root = unsafe { NodePtr::from_raw(raw) };
-        copy.root = Some(new_root);
-        copy.set_height(self.height());
+        copy.set_top(Some(new_root), self.height());
         // `dup_node` writes the root's header on every path, so from here on
         // `copy` is a well-formed partial tree.
+        let (pool, len) = copy.pool_and_len_mut();
         // SAFETY: `root` is this tree's root, its values are `V`s, and
         // `new_root` is fresh memory of `copy`'s pool.
-        unsafe { dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f) }
+        unsafe { dup_node::<V, W, E>(pool, len, new_root, root, &mut f) }
     }
 
     /// Clones the tree by duplication, reporting node allocation failure

@@ -41,7 +41,7 @@ impl<V> MapleTree<V> {
     /// ```
     pub fn pop_first(&mut self) -> Option<(RangeInclusive<u64>, V)> {
         let mut path = Path::new();
-        path.descend(self.root, self.height(), 0);
+        path.descend(self.root(), self.height(), 0);
         let range = path.entry_until(u64::MAX)?;
         self.remove_at(&mut path, range)
     }
@@ -55,7 +55,7 @@ impl<V> MapleTree<V> {
     /// ```
     pub fn pop_last(&mut self) -> Option<(RangeInclusive<u64>, V)> {
         let mut path = Path::new();
-        path.descend(self.root, self.height(), u64::MAX);
+        path.descend(self.root(), self.height(), u64::MAX);
         if path.height == 0 {
             return None;
         }
@@ -157,7 +157,7 @@ where
     fn next(&mut self) -> Option<Self::Item> {
         while !self.done {
             let tree = &mut *self.tree;
-            self.path.seek(tree.root, tree.height(), self.next);
+            self.path.seek(tree.root(), tree.height(), self.next);
             let Some(range) = self.path.entry_until(self.last) else {
                 self.done = true;
                 break;

@@ -84,7 +84,7 @@ impl<V> MapleTree<V> {
         align: u64,
         within: impl RangeBounds<u64>,
     ) -> Option<u64> {
-        aligned_search(self.root, size, align, &within, false)
+        aligned_search(self.root(), size, align, &within, false)
     }
 
     /// As [`find_gap_aligned`](Self::find_gap_aligned), from the top: the
@@ -107,7 +107,7 @@ impl<V> MapleTree<V> {
         align: u64,
         within: impl RangeBounds<u64>,
     ) -> Option<u64> {
-        aligned_search(self.root, size, align, &within, true)
+        aligned_search(self.root(), size, align, &within, true)
     }
 
     /// Stores `value` at the start [`find_gap_aligned`](Self::find_gap_aligned)

@@ -461,7 +461,7 @@ impl<'a, V> IterMut<'a, V> {
     pub(crate) fn new(tree: &'a mut MapleTree<V>) -> Self {
         IterMut {
             raw: Ends::new(tree.top(), 0, u64::MAX),
-            len: tree.len,
+            len: tree.len(),
             _tree: PhantomData,
         }
     }
@@ -592,7 +592,7 @@ impl<V> IntoIterator for MapleTree<V> {
     fn into_iter(self) -> IntoIter<V> {
         IntoIter {
             raw: Ends::new(self.top(), 0, u64::MAX),
-            len: self.len,
+            len: self.len(),
             tree: ManuallyDrop::new(self),
         }
     }

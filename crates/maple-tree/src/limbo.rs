@@ -105,7 +105,9 @@ impl Limbo {
 impl<V> MapleTree<V> {
     /// Frees the batches no reader can see any more.
     pub(crate) fn reclaim(&mut self) {
-        let Some(limbo) = &mut self.limbo else { return };
+        let Some(limbo) = self.limbo_mut() else {
+            return;
+        };
         let safe = limbo.safe.load(Ordering::Acquire);
         let mut ready = Vec::new();
         while limbo.sealed.front().is_some_and(|&(g, _)| g <= safe) {
@@ -119,7 +121,9 @@ impl<V> MapleTree<V> {
     /// Frees all garbage at once. Only for an owner that holds the tree
     /// exclusively (no reader can exist).
     pub(crate) fn reclaim_all(&mut self) {
-        let Some(limbo) = &mut self.limbo else { return };
+        let Some(limbo) = self.limbo_mut() else {
+            return;
+        };
         let mut all: Vec<Garbage> = mem::take(&mut limbo.current);
         for (_, batch) in limbo.sealed.drain(..) {
             all.extend(batch);
@@ -132,7 +136,7 @@ impl<V> MapleTree<V> {
     /// unlinked. If a value's `Drop` panics, the rest are still dropped and
     /// the nodes still freed (`teardown.rs`).
     fn free_garbage(&mut self, garbage: Vec<Garbage>) {
-        let pool = &mut self.pool;
+        let pool = self.pool_mut();
         for_each_guarded(garbage.into_iter(), |g| match g {
             // SAFETY: a batch is freed after a grace period that outlasts
             // every reader that could see its nodes; the writer unlinked

@@ -169,7 +169,7 @@ impl<V: Send + Sync> RcuMapleTree<V> {
         let mut tree = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
         // `self` is owned: no reader can exist any more.
         tree.reclaim_all();
-        tree.limbo = None;
+        tree.set_limbo(None);
         tree
     }
 }
@@ -177,10 +177,10 @@ impl<V: Send + Sync> RcuMapleTree<V> {
 impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
     /// Enters RCU mode, in O(1).
     fn from(mut tree: MapleTree<V>) -> Self {
-        tree.limbo = Some(Box::new(Limbo::new()));
+        tree.set_limbo(Some(Box::new(Limbo::new())));
         RcuMapleTree {
-            top: AtomicPtr::new(encode(tree.root, tree.height())),
-            len: AtomicUsize::new(tree.len),
+            top: AtomicPtr::new(encode(tree.root(), tree.height())),
+            len: AtomicUsize::new(tree.len()),
             writer: Mutex::new(tree),
             _values: PhantomData,
         }
@@ -396,9 +396,9 @@ impl<V> WriteGuard<'_, V> {
         let t = &*self.inner;
         self.tree
             .top
-            .store(encode(t.root, t.height()), Ordering::Release);
-        self.tree.len.store(t.len, Ordering::Release);
-        let limbo = self.inner.limbo.as_mut().expect("RCU tree without limbo");
+            .store(encode(t.root(), t.height()), Ordering::Release);
+        self.tree.len.store(t.len(), Ordering::Release);
+        let limbo = self.inner.limbo_mut().expect("RCU tree without limbo");
         if let Some(generation) = limbo.seal() {
             let safe = limbo.safe.clone();
             let guard = epoch::pin();
@@ -636,6 +636,6 @@ impl<V> WriteGuard<'_, V> {
     /// assert!(plain.is_empty());
     /// ```
     pub fn pending_reclaim(&self) -> usize {
-        self.inner.limbo.as_ref().map_or(0, |l| l.pending())
+        self.inner.limbo().map_or(0, |l| l.pending())
     }
 }

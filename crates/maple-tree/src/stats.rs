@@ -56,7 +56,7 @@ impl<V> crate::MapleTree<V> {
     pub(crate) fn count_path(&mut self, which: fn(&mut WritePaths) -> &mut u64) {
         #[cfg(feature = "write-stats")]
         {
-            *which(&mut self.paths) += 1;
+            *which(self.write_paths_mut()) += 1;
         }
         #[cfg(not(feature = "write-stats"))]
         let _ = which;

@@ -27,7 +27,7 @@ pub(crate) struct Bulk<V> {
 
 impl<V> Bulk<V> {
     pub(crate) fn new(tree: MapleTree<V>) -> Self {
-        debug_assert!(tree.root.is_none());
+        debug_assert!(tree.root().is_none());
         Bulk {
             tree,
             levels: Vec::new(),
@@ -48,7 +48,7 @@ impl<V> Bulk<V> {
             self.push_item(0, first - 1, None);
         }
         self.push_item(0, last, Some(value_word(value)));
-        self.tree.len += 1;
+        self.tree.entries_added(1);
         match last.checked_add(1) {
             Some(n) => self.next = n,
             None => self.full = true,
@@ -87,9 +87,9 @@ impl<V> Bulk<V> {
     /// Writes out the node being filled at `level` as a child of the level above.
     fn emit(&mut self, level: usize) {
         let kind = self.kind(level);
-        let node = self.tree.pool.alloc_or_abort(kind);
+        let node = self.tree.pool_mut().alloc_or_abort(kind);
         let c = &self.levels[level];
-        let gap = fill(node, c.items(), c.min, self.tree.alloc);
+        let gap = fill(node, c.items(), c.min, self.tree.is_alloc());
         let max = c.max();
         self.levels[level].reset(max.wrapping_add(1));
         self.push_child(level + 1, node, max, gap);
@@ -105,7 +105,7 @@ impl<V> Bulk<V> {
     pub(crate) fn finish(mut self) -> MapleTree<V> {
         self.complete();
         // `self` now owns an empty tree of the same kind; its drop is a no-op.
-        let empty = MapleTree::empty_like(self.tree.alloc);
+        let empty = MapleTree::empty_like(self.tree.is_alloc());
         core::mem::replace(&mut self.tree, empty)
     }
 
@@ -127,21 +127,20 @@ impl<V> Bulk<V> {
         }
         // The top level holds the root's contents.
         let kind = self.kind(level);
-        let root = self.tree.pool.alloc_or_abort(kind);
+        let root = self.tree.pool_mut().alloc_or_abort(kind);
         let c = &self.levels[level];
-        fill(root, c.items(), 0, self.tree.alloc);
+        fill(root, c.items(), 0, self.tree.is_alloc());
         let mut root = root;
         let mut height = level + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
             // SAFETY: a single-child root made just above and never linked:
             // its child becomes the root instead.
-            unsafe { self.tree.pool.free(root) };
+            unsafe { self.tree.pool_mut().free(root) };
             root = child;
             height -= 1;
         }
-        self.tree.root = Some(root);
-        self.tree.set_height(height);
+        self.tree.set_top(Some(root), height);
         // The tree owns every value now; nothing is left to write out.
         self.levels.clear();
     }

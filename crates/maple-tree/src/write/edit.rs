@@ -58,7 +58,7 @@ impl<V> MapleTree<V> {
         // are linked.
         let mut retired = Retired::new();
         #[cfg(debug_assertions)]
-        let live_before = self.pool.live();
+        let live_before = self.pool().live();
         let mut rp = Path::new();
         right_path(lp, &mut rp, last);
         let (ll, rl) = (lp.lv[0], rp.lv[0]);
@@ -102,14 +102,14 @@ impl<V> MapleTree<V> {
         if spanning {
             self.free_between(lp, &rp, displaced, &mut retired);
             self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
-            // its slots were copied into `c` or displaced; the new
+            // Its slots were copied into `c` or displaced; the new
             // leaves replace it.
             retired.push(rl.node);
             self.count_path(|p| &mut p.spanning);
         }
-        // as for `rl`.
+        // The same for `ll`.
         retired.push(ll.node);
-        self.len += made;
+        self.entries_added(made);
 
         // Absent ranges must not meet across a leaf boundary.
         if ll.idx == 0 && c.first_absent() && c.min > 0 && neighbour_edge_absent(lp, height, false)
@@ -142,7 +142,7 @@ impl<V> MapleTree<V> {
                 single = false;
                 self.count_path(|p| &mut p.rebalance);
             }
-            let n = pack(&c, kind, self.alloc, &mut self.pool, &mut out);
+            let n = pack(&c, kind, self.is_alloc(), self.pool_mut(), &mut out);
             if n > 1 {
                 self.count_path(|p| &mut p.split);
             } else if h == 0 && single {
@@ -160,7 +160,7 @@ impl<V> MapleTree<V> {
             let (pl, pr) = (lp.lv[h + 1], rp.lv[h + 1]);
             if single && n == 1 {
                 pl.node.set_child(pl.idx, out[0].node);
-                if self.alloc {
+                if self.is_alloc() {
                     self.update_gaps(lp, h + 1, out[0].gap);
                 }
                 #[cfg(debug_assertions)]
@@ -177,11 +177,11 @@ impl<V> MapleTree<V> {
                 c.push_child(p.max, p.node, p.gap);
             }
             c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
-            // its slots were copied into `c`; the packed nodes
+            // Its slots were copied into `c`; the packed nodes
             // replace it.
             retired.push(pl.node);
             if pr.node != pl.node {
-                // as for `pl`, and distinct from it.
+                // The same for `pr`, which is another node.
                 retired.push(pr.node);
             }
             h += 1;
@@ -193,7 +193,7 @@ impl<V> MapleTree<V> {
     #[cfg(debug_assertions)]
     fn check_taken(&self, live_before: usize, height: usize) {
         debug_assert!(
-            self.pool.live() <= live_before + super::plan::worst_case_nodes(height),
+            self.pool().live() <= live_before + super::plan::worst_case_nodes(height),
             "a rebuild took more nodes than its plan allows"
         );
     }
@@ -201,7 +201,7 @@ impl<V> MapleTree<V> {
     /// Regular trees use 16-child internal nodes, allocation trees 10 with gaps.
     #[inline]
     pub(crate) fn internal_kind(&self) -> Kind {
-        if self.alloc {
+        if self.is_alloc() {
             Kind::ARange
         } else {
             Kind::Range
@@ -227,34 +227,29 @@ impl<V> MapleTree<V> {
             let n = pack(
                 &c,
                 self.internal_kind(),
-                self.alloc,
-                &mut self.pool,
+                self.is_alloc(),
+                self.pool_mut(),
                 &mut top,
             );
             debug_assert_eq!(n, 1);
-            self.root = Some(top[0].node);
-            self.set_height(h + 2);
+            self.set_top(Some(top[0].node), h + 2);
             return;
         }
         let mut root = out[0].node;
         let mut height = h + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
-            // a root of one child or one absent slot, which
-            // the tree no longer needs.
+            // A root of one child: the child becomes the root.
             retired.push(root);
             root = child;
             height -= 1;
         }
         if height == 1 && root.count() == 1 && !root.is_present(0) {
-            // a root of one child or one absent slot, which
-            // the tree no longer needs.
+            // A root leaf of one absent slot: the tree is empty.
             retired.push(root);
-            self.root = None;
-            self.set_height(0);
+            self.set_top(None, 0);
         } else {
-            self.root = Some(root);
-            self.set_height(height);
+            self.set_top(Some(root), height);
         }
     }
 
@@ -288,7 +283,7 @@ impl<V> MapleTree<V> {
         // The old path nodes between are emptied by this rewrite.
         for m in h + 1..j {
             if lp.lv[m].node != rp.lv[m].node {
-                // emptied by this rewrite (only `nb` below it stays
+                // Emptied by this rewrite (only `nb` below it stays
                 // in use, and its contents move into `c`).
                 retired.push(lp.lv[m].node);
             }
@@ -297,7 +292,7 @@ impl<V> MapleTree<V> {
         lp.descend_edge(j, h, true);
         let nb = lp.lv[h];
         c.prepend_node(nb.node, nb.min, nb.max);
-        // its contents were copied into `c`.
+        // Its contents were copied into `c`.
         retired.push(nb.node);
         true
     }
@@ -318,7 +313,7 @@ impl<V> MapleTree<V> {
         };
         for m in h + 1..j {
             if rp.lv[m].node != lp.lv[m].node {
-                // as in `widen_left`.
+                // Emptied by this rewrite, as in `widen_left`.
                 retired.push(rp.lv[m].node);
             }
         }
@@ -326,7 +321,7 @@ impl<V> MapleTree<V> {
         rp.descend_edge(j, h, false);
         let nb = rp.lv[h];
         c.append_node(nb.node, nb.max);
-        // its contents were copied into `c`.
+        // Its contents were copied into `c`.
         retired.push(nb.node);
         true
     }
@@ -393,11 +388,13 @@ impl<V> MapleTree<V> {
         max: u64,
         displaced: &mut D,
     ) {
-        if let Some(limbo) = &mut self.limbo {
+        if let Some(limbo) = self.limbo_mut() {
+            let mut removed = 0;
             for i in (from..to).filter(|&i| leaf.is_present(i)) {
                 limbo.push(Garbage::Value(leaf.word(i)));
-                self.len -= 1;
+                removed += 1;
             }
+            self.entries_removed(removed);
             return;
         }
         self.take_slots(leaf, from, to, min, max, displaced);
@@ -414,9 +411,9 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
         retired: &mut Retired,
     ) {
-        if self.limbo.is_some() {
-            self.len -= count_entries(node);
-            if let Some(limbo) = &mut self.limbo {
+        if self.in_rcu_mode() {
+            self.entries_removed(count_entries(node));
+            if let Some(limbo) = self.limbo_mut() {
                 limbo.push(Garbage::Subtree(node));
             }
         } else {
@@ -442,7 +439,7 @@ impl<V> MapleTree<V> {
                 // a write, and the node is being replaced (or, in RCU mode,
                 // already is), so no reader sees the slot change.
                 let v = unsafe { leaf.take_value::<V>(i) };
-                self.len -= 1;
+                self.entries_removed(1);
                 displaced.displace(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
             }
         }

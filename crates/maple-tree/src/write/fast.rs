@@ -29,7 +29,7 @@ impl<V> MapleTree<V> {
         } else {
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
-            self.len += 1;
+            self.entries_added(1);
             self.refresh_leaf_gap(path);
         }
         self.count_path(|p| &mut p.exact_fit);
@@ -61,7 +61,7 @@ impl<V> MapleTree<V> {
         }
         // One store publishes the new slots to concurrent readers.
         node.publish_leaf(count, bits);
-        self.len += 1;
+        self.entries_added(1);
         self.count_path(|p| &mut p.append);
         self.refresh_leaf_gap(path);
     }
@@ -69,7 +69,7 @@ impl<V> MapleTree<V> {
     /// After an in-place change of the leaf `path` leads to, records its new
     /// largest gap in the levels above (allocation trees only).
     pub(crate) fn refresh_leaf_gap(&mut self, path: &Path) {
-        if !self.alloc || self.height() < 2 {
+        if !self.is_alloc() || self.height() < 2 {
             return;
         }
         let leaf = path.leaf();
@@ -256,7 +256,7 @@ impl<V> MapleTree<V> {
                 // under `&mut self`; the in-leaf splice is not taken in RCU
                 // mode.
                 let old = unsafe { node.take_value::<V>(i) };
-                self.len -= 1;
+                self.entries_removed(1);
                 displaced.displace(range, old);
             }
         }
@@ -295,7 +295,7 @@ impl<V> MapleTree<V> {
             put(end, present.then_some(word));
         }
         node.publish_leaf(new_count, bits);
-        self.len += made;
+        self.entries_added(made);
         self.count_path(|p| &mut p.node_rewrite);
         self.refresh_leaf_gap(path);
     }

@@ -80,10 +80,10 @@ impl<V> MapleTree<V> {
         // gives its old nodes back last), so the growth of the pool's live
         // count is what the store took; checked against the plan's bound.
         #[cfg(debug_assertions)]
-        let (live_before, most) = (self.pool.live(), plan.max_new_nodes(self.height()));
+        let (live_before, most) = (self.pool().live(), plan.max_new_nodes(self.height()));
         match (plan, value) {
             (Plan::Nothing, _) => {
-                if self.root.is_none() {
+                if self.root().is_none() {
                     path.height = 0;
                 }
             }
@@ -106,7 +106,7 @@ impl<V> MapleTree<V> {
         }
         #[cfg(debug_assertions)]
         debug_assert!(
-            self.pool.live() <= live_before + most,
+            self.pool().live() <= live_before + most,
             "a store took more nodes than its plan allows"
         );
     }
@@ -121,10 +121,10 @@ impl<V> MapleTree<V> {
     /// by the write that retires it; when the write ends, nothing links it.
     #[inline]
     pub(crate) unsafe fn retire_node(&mut self, node: crate::node::NodePtr) {
-        match &mut self.limbo {
+        match self.limbo_mut() {
             // SAFETY: the caller's promise; a plain tree has no readers
             // besides its writer.
-            None => unsafe { self.pool.free(node) },
+            None => unsafe { self.pool_mut().free(node) },
             Some(limbo) => limbo.push(crate::limbo::Garbage::Node(node)),
         }
     }
@@ -139,10 +139,9 @@ impl<V> MapleTree<V> {
         if last < u64::MAX {
             c.push_leaf(u64::MAX, None);
         }
-        let leaf = self.pool.alloc_or_abort(Kind::Leaf);
+        let leaf = self.pool_mut().alloc_or_abort(Kind::Leaf);
         fill(leaf, c.items(), 0, false);
-        self.root = Some(leaf);
-        self.set_height(1);
-        self.len = 1;
+        self.set_top(Some(leaf), 1);
+        self.entries_added(1);
     }
 }

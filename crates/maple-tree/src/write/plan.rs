@@ -85,15 +85,15 @@ impl<V> MapleTree<V> {
     /// Chooses the path of storing a value (`has_value`) or absence over
     /// `first..=last`, walking `path` to `first`. Changes nothing.
     pub(super) fn plan(&self, path: &mut Path, first: u64, last: u64, has_value: bool) -> Plan {
-        if self.root.is_none() {
+        if self.root().is_none() {
             return if has_value {
                 Plan::IntoEmpty
             } else {
                 Plan::Nothing
             };
         }
-        path.seek(self.root, self.height(), first);
-        let readers = self.limbo.is_some();
+        path.seek(self.root(), self.height(), first);
+        let readers = self.in_rcu_mode();
         let may = |route: Route| !readers || route.safe_with_readers();
         let leaf = *path.leaf();
         let (start, end) = (leaf.start(), leaf.end());
@@ -108,7 +108,7 @@ impl<V> MapleTree<V> {
             let count = leaf.node.count();
             if has_value
                 && !present
-                && self.append_path
+                && self.append_path_enabled()
                 && leaf.idx + 1 == count
                 && count + (first > start) as usize + (last < end) as usize <= LEAF_SLOTS
                 && may(Route::Append)
