@@ -77,7 +77,10 @@ impl<V> MapleTree<V> {
         copy: &mut MapleTree<W>,
         mut f: impl FnMut(&V) -> Result<W, E>,
     ) -> Result<(), DupError<E>> {
-        copy.append_path = self.append_path;
+        #[cfg(feature = "bench-internals")]
+        {
+            copy.append_path = self.append_path;
+        }
         let Some(root) = self.root else {
             return Ok(());
         };

@@ -33,7 +33,7 @@ mod content;
 mod edit;
 mod fast;
 mod pack;
-#[cfg(all(test, feature = "write-stats"))]
+#[cfg(all(test, feature = "write-stats", feature = "bench-internals"))]
 mod tests;
 
 pub(crate) use bulk::Bulk;
@@ -86,7 +86,7 @@ impl<V> MapleTree<V> {
                 }
                 Some(value)
                     if !present
-                        && self.append_path
+                        && self.append_path()
                         && leaf.idx + 1 == leaf.node.count()
                         && leaf.node.count()
                             + (first > leaf.start()) as usize
