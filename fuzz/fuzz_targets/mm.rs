@@ -17,6 +17,15 @@ use maple_mm::{
 };
 use std::collections::BTreeMap;
 
+/// Every way fork can build the child's VMA tree.
+const TREE_STRATEGIES: [TreeStrategy; 3] = [
+    TreeStrategy::Insert,
+    TreeStrategy::Append,
+    TreeStrategy::Dup,
+];
+/// Both ways fork can give the child page tables.
+const PT_STRATEGIES: [PtStrategy; 2] = [PtStrategy::Copy, PtStrategy::CowPte];
+
 /// 48 pages straddling a 2 MiB boundary (page 16), so huge-page alignment
 /// rules come into play.
 const BASE: u64 = 0x4000_0000 - 16 * P;
@@ -280,8 +289,8 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
             let i = pick(proc);
             let pr = &mut procs[i];
             let opts = ForkOptions::new(
-                TreeStrategy::ALL[usize::from(tree) % TreeStrategy::ALL.len()],
-                PtStrategy::ALL[usize::from(pt) % PtStrategy::ALL.len()],
+                TREE_STRATEGIES[usize::from(tree) % TREE_STRATEGIES.len()],
+                PT_STRATEGIES[usize::from(pt) % PT_STRATEGIES.len()],
             );
             if let Some(n) = fail_at {
                 pr.mm.memory().inject_fork_failure(u64::from(n));

@@ -154,7 +154,9 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
     run_isolated(cases, impls, plan, Isolation::default())
 }
 
-/// [`run`], each measurement where `isolation` says.
+/// Measures every implementation on every case of its domain, each
+/// measurement where `isolation` says (in this process or a fresh one);
+/// progress goes to stderr.
 pub fn run_isolated(
     cases: &[Case],
     impls: &[&'static Impl],

@@ -1,4 +1,4 @@
-//! The workloads of WORKLOADS.md, written once for every implementation: setup
+//! The workloads of BENCHMARKS.md, written once for every implementation: setup
 //! (untimed), the timed part, the checksum (untimed), and the structures dropped
 //! after the timer has stopped.
 

@@ -1,4 +1,4 @@
-//! The checksums a run must reproduce: WORKLOADS.md's reference table at its own
+//! The checksums a run must reproduce: BENCHMARKS.md's reference table at its own
 //! sizes, the reference model (`reference.rs`) at any other size.
 
 use std::collections::HashMap;
@@ -7,7 +7,7 @@ use std::fmt;
 use crate::reference;
 use crate::workloads::{Case, Workload, FORK_TABLE_NS};
 
-/// WORKLOADS.md, "Reference checksums", as (workload, N, Q, checksum).
+/// BENCHMARKS.md, "Reference checksums", as (workload, N, Q, checksum).
 const TABLE: &[(Workload, u64, Option<u64>, u64)] = &[
     (Workload::SeqStore, 1_000_000, None, 500_000_500_000),
     (Workload::RandStore, 1_000_000, None, 500_000_500_000),
@@ -96,7 +96,7 @@ pub fn table_cases() -> Vec<Case> {
 /// Where an expected checksum came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// WORKLOADS.md's reference table.
+    /// BENCHMARKS.md's reference table.
     Table,
     /// Computed by the reference model for this size.
     Model,
@@ -108,7 +108,7 @@ pub enum Source {
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Source::Table => "WORKLOADS.md reference table",
+            Source::Table => "BENCHMARKS.md reference table",
             Source::Model => "reference model",
             Source::Unchecked => "no checksum (depends on thread timing)",
         })

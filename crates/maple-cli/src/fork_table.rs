@@ -288,7 +288,7 @@ pub fn measurements(rows: &[Row], seq: &SeqRow) -> Vec<Measurement> {
 }
 
 /// The memcpy rows in the one-line format (`workload=memcpy impl=memcpy`; not a
-/// WORKLOADS.md workload, so no checksum).
+/// BENCHMARKS.md workload, so no checksum).
 pub fn memcpy_lines(rows: &[Row]) -> String {
     rows.iter()
         .map(|r| {

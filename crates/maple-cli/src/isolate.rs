@@ -82,13 +82,7 @@ fn this_program() -> Result<PathBuf, String> {
 /// Measures `imp` on `case` in a fresh process.
 pub fn measure(imp: &'static Impl, case: Case, expected: (u64, Source), plan: Plan) -> Measurement {
     let outcome = run_child(imp, &case, expected, plan).unwrap_or_else(Outcome::Failed);
-    Measurement {
-        case,
-        impl_name: imp.name,
-        expected: expected.0,
-        expected_from: expected.1,
-        outcome,
-    }
+    Measurement::new(imp, case, expected, outcome)
 }
 
 fn run_child(

@@ -257,7 +257,7 @@ fn parse_impls(names: &[String]) -> Result<Vec<&'static peers::Impl>, String> {
 /// Refuses `--reps 0`: a measurement needs at least one repetition.
 fn check_reps(common: &Common) -> Result<(), String> {
     if common.reps == 0 {
-        return Err("--reps must be at least 1 (WORKLOADS.md: 5)".into());
+        return Err("--reps must be at least 1 (BENCHMARKS.md: 5)".into());
     }
     Ok(())
 }
@@ -730,8 +730,14 @@ mod tests {
         assert!(lines.contains(" solo_ns_per_op="));
         assert!(lines.contains(" reader_keeps="));
         let tables = report::tables(&ms, &[], 2, false);
-        assert!(tables.contains("seed 000's table"), "{tables}");
-        assert!(tables.contains("seed 004's experiment"), "{tables}");
+        assert!(
+            tables.contains("the __mt_dup series' fork table"),
+            "{tables}"
+        );
+        assert!(
+            tables.contains("the COW PTE series' experiment"),
+            "{tables}"
+        );
         assert!(tables.contains("reader keeps"), "{tables}");
         assert!(tables.contains("× plain tree"), "{tables}");
     }

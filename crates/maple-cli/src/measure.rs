@@ -13,7 +13,7 @@ use crate::workloads::{Case, Workload};
 /// How to measure.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
-    /// Repetitions (WORKLOADS.md: 5).
+    /// Repetitions (BENCHMARKS.md: 5).
     pub reps: usize,
     /// Wall-clock budget of one measurement; `None` = unlimited. A measurement whose
     /// projected time is over it runs fewer repetitions (at least one), or, if one
@@ -78,6 +78,18 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The measurement of `imp` on `case`, whose checksum should be `expected`
+    /// (with where that value comes from).
+    pub fn new(imp: &Impl, case: Case, expected: (u64, Source), outcome: Outcome) -> Measurement {
+        Measurement {
+            case,
+            impl_name: imp.name,
+            expected: expected.0,
+            expected_from: expected.1,
+            outcome,
+        }
+    }
+
     /// The median ns/op, if the measurement is a result.
     pub fn ns_per_op(&self) -> Option<f64> {
         match &self.outcome {
@@ -153,13 +165,7 @@ pub fn measure_paired(
     between: &mut dyn FnMut(),
 ) -> Measurement {
     let outcome = measure_outcome(imp, &case, expected, plan, progress, between);
-    Measurement {
-        case,
-        impl_name: imp.name,
-        expected: expected.0,
-        expected_from: expected.1,
-        outcome,
-    }
+    Measurement::new(imp, case, expected, outcome)
 }
 
 fn measure_outcome(

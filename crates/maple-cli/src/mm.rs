@@ -30,6 +30,20 @@ pub enum Strategy {
     PageTables(PtStrategy),
 }
 
+/// The ways of building the child's VMA tree, in the order of the benchmark
+/// tables (`mm-insert`, `mm-append`, `mm-dup`).
+#[cfg(test)]
+pub const TREE_STRATEGIES: [TreeStrategy; 3] = [
+    TreeStrategy::Insert,
+    TreeStrategy::Append,
+    TreeStrategy::Dup,
+];
+
+/// The ways of giving the child page tables, in the order of the benchmark
+/// tables (`mm-copy`, `mm-cowpte`).
+#[cfg(test)]
+pub const PT_STRATEGIES: [PtStrategy; 2] = [PtStrategy::Copy, PtStrategy::CowPte];
+
 /// The domain of `mm-insert`, `mm-append`, `mm-dup`.
 pub fn tree_workloads(w: Workload) -> bool {
     w == Workload::ForkVmas
@@ -89,7 +103,7 @@ pub fn gib(pages: u64) -> f64 {
 /// maple tree in dup_mmap()"): forks per
 /// 10 s against the number of VMAs, next-20231006 (before) and with the series
 /// (after), byte-unixbench's `spawn` modified for N VMAs, CPU-bound.
-pub const SEED_FORKS_PER_10S: [(u64, u64, u64); 11] = [
+pub const MT_DUP_SERIES_FORKS_PER_10S: [(u64, u64, u64); 11] = [
     (21, 112_100, 114_558),
     (121, 76_261, 83_067),
     (221, 54_227, 65_008),
@@ -103,9 +117,10 @@ pub const SEED_FORKS_PER_10S: [(u64, u64, u64); 11] = [
     (51221, 393, 599),
 ];
 
-/// ANCHORS.md: real `fork()` on Linux 6.18 on this project's machine class, forks
-/// per 10 s (approximate) with each page written, against the VMA count (the
-/// anchor's counts are the seed's N + 3: 24, 124, .., 51224).
+/// BENCHMARKS.md, "Kernel reference numbers": real `fork()` on Linux 6.18 on this
+/// project's machine class, forks per 10 s (approximate) with each page written,
+/// against the VMA count (measured at the `__mt_dup` series' N + 3: 24, 124, ..,
+/// 51224).
 pub const LINUX_618_WRITTEN_PER_10S: [(u64, u64); 7] = [
     (21, 86_000),
     (121, 37_300),
@@ -116,12 +131,14 @@ pub const LINUX_618_WRITTEN_PER_10S: [(u64, u64); 7] = [
     (51221, 75),
 ];
 
-/// Seed 004: fork latency per GiB on the seed's machine (16 forks of a process
-/// with 32 GiB touched), base kernel and with the COW PTE series.
-pub const SEED_S_PER_GIB_BASE: f64 = 0.0044;
-/// Seed 004, the COW PTE kernel (no gain in that test).
-pub const SEED_S_PER_GIB_COWPTE: f64 = 0.0045;
-/// ANCHORS.md: real fork on Linux 6.18 on this machine class, s per GiB.
+/// The "Introduce Copy-On-Write to Page Table" series (v4 discussion): fork
+/// latency per GiB on the reviewer's machine (16 forks of a process with 32 GiB
+/// touched), base kernel and with the series.
+pub const COW_PTE_SERIES_S_PER_GIB_BASE: f64 = 0.0044;
+/// The same, on the COW PTE kernel (no gain in that test).
+pub const COW_PTE_SERIES_S_PER_GIB_COWPTE: f64 = 0.0045;
+/// BENCHMARKS.md, "Kernel reference numbers": real fork on Linux 6.18 on this
+/// machine class, s per GiB.
 pub const LINUX_618_S_PER_GIB: (f64, f64) = (0.0136, 0.0160);
 
 /// The goal: mm-dup's fork rate over mm-insert's at 51,221 VMAs.
@@ -155,8 +172,9 @@ fn met(x: f64, target: f64) -> &'static str {
     }
 }
 
-/// Seed 000's table for the model: forks per second against the VMA count for the
-/// three tree strategies, the ratios, and the seed's kernel numbers beside them.
+/// The `__mt_dup` series' fork table for the model: forks per second against the VMA
+/// count for the three tree strategies, the ratios, and the series' kernel numbers
+/// beside them.
 /// Empty when `ms` has no `fork_vmas` result.
 pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     let mut by_n: BTreeMap<u64, ()> = BTreeMap::new();
@@ -173,9 +191,9 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         "mm-dup",
         "dup/insert",
         "dup/append",
-        "seed before",
-        "seed after",
-        "seed after/before",
+        "series before",
+        "series after",
+        "series after/before",
         "Linux 6.18 here",
     ]
     .map(String::from)
@@ -185,7 +203,7 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         let ns = |imp| ns_of(ms, Workload::ForkVmas, Some(n), imp);
         let (ins, app, dup) = (ns("mm-insert"), ns("mm-append"), ns("mm-dup"));
         let rate = |x: Option<f64>| x.map(|ns| 1e9 / ns);
-        let seed = SEED_FORKS_PER_10S.iter().find(|s| s.0 == n);
+        let series = MT_DUP_SERIES_FORKS_PER_10S.iter().find(|s| s.0 == n);
         let linux = LINUX_618_WRITTEN_PER_10S.iter().find(|s| s.0 == n);
         rows.push(vec![
             n.to_string(),
@@ -194,11 +212,14 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
             rate_cell(dup),
             ratio(rate(dup), rate(ins)),
             ratio(rate(dup), rate(app)),
-            seed.map(|s| grouped(s.1 as f64 / 10.0))
+            series
+                .map(|s| grouped(s.1 as f64 / 10.0))
                 .unwrap_or_else(|| "—".into()),
-            seed.map(|s| grouped(s.2 as f64 / 10.0))
+            series
+                .map(|s| grouped(s.2 as f64 / 10.0))
                 .unwrap_or_else(|| "—".into()),
-            seed.map(|s| format!("{:.2}×", s.2 as f64 / s.1 as f64))
+            series
+                .map(|s| format!("{:.2}×", s.2 as f64 / s.1 as f64))
                 .unwrap_or_else(|| "—".into()),
             linux
                 .map(|l| format!("~{}", grouped(l.1 as f64 / 10.0)))
@@ -206,7 +227,8 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         ]);
     }
     let mut out = String::from(
-        "fork_vmas — seed 000's table for the model: forks per second (fork + child exit) \
+        "fork_vmas — the __mt_dup series' fork table (\"fork: use __mt_dup() to duplicate \
+         maple tree in dup_mmap()\") for the model: forks per second (fork + child exit) \
          against the VMA count\n",
     );
     if markdown {
@@ -218,11 +240,11 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     }
     out.push_str(
         "forks/s = 1e9 / median ns per fork and child teardown (R = max(3, 200000/N) forks \
-         per repetition, page tables mm-copy). seed = seed 001's cover letter, forks per 10 s \
+         per repetition, page tables mm-copy). series = the __mt_dup series' cover letter, forks per 10 s \
          / 10: next-20231006, which already stored VMAs in order with the append path \
-         (≈ mm-append), vs the __mt_dup series (≈ mm-dup). Linux 6.18 here = ANCHORS.md, \
-         real fork with each page written, at N+3 VMAs. A kernel fork also creates a task \
-         and waits for its exit: compare the ratios (seed after/before with dup/append), \
+         (≈ mm-append), vs the __mt_dup series (≈ mm-dup). Linux 6.18 here = BENCHMARKS.md's \
+         kernel reference numbers, real fork with each page written, at N+3 VMAs. A kernel fork also creates a task \
+         and waits for its exit: compare the ratios (series after/before with dup/append), \
          not the rates.\n",
     );
     let big = *by_n.keys().next_back().expect("non-empty");
@@ -232,7 +254,7 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         let x = i / d;
         let _ = writeln!(
             out,
-            "issue 6 target: mm-dup at least {TARGET_DUP_OVER_INSERT}× the fork rate of \
+            "Target: mm-dup at least {TARGET_DUP_OVER_INSERT}× the fork rate of \
              mm-insert at 51221 VMAs: {x:.2}× at {big} VMAs — {}.",
             if big == 51221 {
                 met(x, TARGET_DUP_OVER_INSERT)
@@ -244,9 +266,9 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     out
 }
 
-/// Seed 004's experiment: fork latency per GiB for `mm-copy` and `mm-cowpte` with
-/// their ratio, the first write after fork for each, and the seed's and ANCHORS.md's
-/// figures. Empty when `ms` has no `fork_gb` or `first_write` result.
+/// The COW PTE series' experiment: fork latency per GiB for `mm-copy` and `mm-cowpte`
+/// with their ratio, the first write after fork for each, and the series' and
+/// BENCHMARKS.md's kernel figures. Empty when `ms` has no `fork_gb` or `first_write` result.
 pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
     let any = ms
         .iter()
@@ -286,7 +308,8 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
         ratio(fw("mm-copy"), fw("mm-cowpte")),
     ]);
     let mut out = format!(
-        "fork_gb, first_write — seed 004's experiment: fork of a process with {} of touched \
+        "fork_gb, first_write — the COW PTE series' experiment (\"Introduce Copy-On-Write to \
+         Page Table\"): fork of a process with {} of touched \
          anonymous memory ({pages} pages), 16 forks per repetition\n",
         if pages == mmb::GB_PAGES {
             "1 GiB".to_string()
@@ -304,10 +327,11 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
     let (lo, hi) = LINUX_618_S_PER_GIB;
     let _ = writeln!(
         out,
-        "Real fork, for comparison: seed 004's machine {SEED_S_PER_GIB_BASE} s/GiB (base \
-         kernel, 16 forks of a process with 32 GiB touched; {SEED_S_PER_GIB_COWPTE} with \
+        "Real fork, for comparison: the COW PTE series' v4 discussion \
+         {COW_PTE_SERIES_S_PER_GIB_BASE} s/GiB (base \
+         kernel, 16 forks of a process with 32 GiB touched; {COW_PTE_SERIES_S_PER_GIB_COWPTE} with \
          the COW PTE series: no gain in that test), Linux 6.18 on this machine class \
-         {lo}–{hi} s/GiB (ANCHORS.md). The model's fork builds only the VMA tree and the \
+         {lo}–{hi} s/GiB (BENCHMARKS.md). The model's fork builds only the VMA tree and the \
          page tables: no task, no TLB flush, no locks."
     );
     if let (Some(c), Some(w)) = (fork("mm-copy"), fork("mm-cowpte")) {
@@ -315,7 +339,7 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
         let _ = writeln!(
             out,
             "mm-copy's fork is {:.1}× faster than Linux 6.18's real fork per GiB ({lo} s), \
-             mm-cowpte's {:.0}×. issue 6 target: mm-cowpte's fork latency per GiB at least \
+             mm-cowpte's {:.0}×. Target: mm-cowpte's fork latency per GiB at least \
              {TARGET_COPY_OVER_COWPTE}× below mm-copy's: {x:.0}× — {}.",
             lo * 1e9 * g / c,
             lo * 1e9 * g / w,
@@ -355,7 +379,7 @@ mod tests {
 
     #[test]
     fn fork_vmas_checksum_is_the_vma_count_for_every_strategy() {
-        for t in TreeStrategy::ALL {
+        for t in TREE_STRATEGIES {
             // N large enough that R = max(3, 200000/N) stays small in a debug build.
             assert_eq!(check(Workload::ForkVmas, 20_000, Strategy::Tree(t)), 20_000);
             assert_eq!(check(Workload::ForkVmas, 21, Strategy::Tree(t)), 21);
@@ -364,7 +388,7 @@ mod tests {
 
     #[test]
     fn small_fork_gb_and_first_write_match_the_reference() {
-        for pt in PtStrategy::ALL {
+        for pt in PT_STRATEGIES {
             assert_eq!(
                 check(Workload::ForkGb, 2048, Strategy::PageTables(pt)),
                 2048

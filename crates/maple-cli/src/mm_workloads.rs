@@ -20,6 +20,7 @@
 //! workload (an mmap, a write, a fork), which with the default
 //! [`Config`](maple_mm::Config) would be a bug of maple-mm.
 
+use crate::rng::SplitMix64;
 use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -33,35 +34,6 @@ pub const GB_FORKS: usize = 16;
 
 /// Writes per repetition of `first_write`.
 pub const FIRST_WRITES: u64 = 1024;
-
-/// The workloads' random numbers: splitmix64, seeded with 42.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl Default for SplitMix64 {
-    fn default() -> SplitMix64 {
-        SplitMix64::new()
-    }
-}
-
-impl SplitMix64 {
-    /// A generator in the reset state (seed 42).
-    pub fn new() -> SplitMix64 {
-        SplitMix64 { state: 42 }
-    }
-
-    /// The next number.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// `fork_vmas`'s parent (the untimed setup): `n` one-page anonymous private
 /// mappings placed top-down, protections alternating read-only /
@@ -193,7 +165,7 @@ pub fn first_write_once(
     let mut rng = SplitMix64::new();
     let t = Instant::now();
     for k in 0..FIRST_WRITES {
-        let p = rng.next() % pages;
+        let p = rng.next_u64() % pages;
         if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
             panic!("first_write: {f}");
         }
@@ -202,7 +174,7 @@ pub fn first_write_once(
     let mut rng = SplitMix64::new();
     let mut sum = 0u64;
     for _ in 0..FIRST_WRITES {
-        let a = base + (rng.next() % pages) * PAGE_SIZE;
+        let a = base + (rng.next_u64() % pages) * PAGE_SIZE;
         let c = child.read_byte(a).unwrap_or(0) as u64;
         let p = parent.read_byte(a).unwrap_or(0) as u64;
         sum += c + p;
@@ -216,15 +188,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splitmix_matches_the_reference() {
-        // splitmix64 seeded with 42: the first outputs
-        let mut r = SplitMix64::new();
-        assert_eq!(r.next(), 0xBDD7_3226_2FEB_6E95);
-    }
-
-    #[test]
     fn fork_vmas_checksum_is_the_vma_count() {
-        for t in TreeStrategy::ALL {
+        for t in crate::mm::TREE_STRATEGIES {
             let mut parent = vmas_parent(21);
             let (_, checksum) = fork_vmas_once(&mut parent, t, 3);
             assert_eq!(checksum, 21);
@@ -239,13 +204,13 @@ mod tests {
         let mut last = std::collections::HashMap::new();
         let ps: Vec<u64> = (0..FIRST_WRITES)
             .map(|k| {
-                let p = rng.next() % pages;
+                let p = rng.next_u64() % pages;
                 last.insert(p, k % 251 + 2);
                 p
             })
             .collect();
         let expected: u64 = ps.iter().map(|p| last[p] + 1).sum();
-        for pt in PtStrategy::ALL {
+        for pt in crate::mm::PT_STRATEGIES {
             let (mut parent, base) = gb_parent(pages);
             assert_eq!(fork_gb_once(&mut parent, pt).1, pages);
             assert_eq!(first_write_once(&mut parent, base, pages, pt).1, expected);

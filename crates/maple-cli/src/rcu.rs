@@ -1,5 +1,5 @@
-//! Issue 4's benchmark of the concurrent tree, `RcuMapleTree<u64>`, in the same
-//! harness and line format as WORKLOADS.md's workloads (5 repetitions in one
+//! The benchmark of the concurrent tree, `RcuMapleTree<u64>`, in the same
+//! harness and line format as BENCHMARKS.md's workloads (5 repetitions in one
 //! process, the median):
 //!
 //! * `rcu_read`: one reader thread runs `load`'s lookups (Q times
@@ -487,7 +487,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "rcu_read, rcu_read_under_write — issue 4: one reader thread ({size}), alone and \
+            "rcu_read, rcu_read_under_write — lock-free readers (RCU mode): one reader thread ({size}), alone and \
              while a writer thread stores without pause"
         );
         if markdown {
@@ -509,7 +509,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         if let Some(k) = kept_main {
             let _ = writeln!(
                 out,
-                "issue 4 target: the reader keeps at least {:.0}% of its solo throughput while \
+                "Target: the reader keeps at least {:.0}% of its solo throughput while \
                  the writer runs: {:.1}% (maple-rcu) — {}.",
                 100.0 * TARGET_KEPT,
                 100.0 * k,
@@ -531,7 +531,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "rcu_write — issue 4: overwrite ({size}) through the RCU writer vs the plain tree, \
+            "rcu_write — RCU mode's writer: overwrite ({size}) through the RCU writer vs the plain tree, \
              no reader"
         );
         if markdown {

@@ -1,5 +1,5 @@
 //! The plain reference model: a `BTreeMap`-based range map written for obviousness,
-//! not speed, and the workloads of WORKLOADS.md re-expressed on it to compute the
+//! not speed, and the workloads of BENCHMARKS.md re-expressed on it to compute the
 //! checksums expected at sizes the reference table does not list.
 //!
 //! Kept apart from `peers/` and `bodies.rs` on purpose: the workload loops are written
@@ -161,7 +161,7 @@ impl GapOracle<'_> {
     }
 }
 
-/// `first_write`'s checksum for a mapping of `pages` pages (WORKLOADS.md:
+/// `first_write`'s checksum for a mapping of `pages` pages (BENCHMARKS.md:
 /// 262144), from the definition alone, with no address space: every page of the
 /// parent holds the byte 1 at offset 0 and the child starts as its copy; the child
 /// writes `k % 251 + 2` into page `next() % pages` for k in 0..1024 (a page written
@@ -346,7 +346,7 @@ mod tests {
     #[test]
     fn first_write_checksum_from_the_definition() {
         // 1024 writes into 262144 pages; pinned by an independent computation
-        // (Python, from WORKLOADS.md's text), and equal to what maple-mm's child and
+        // (Python, from BENCHMARKS.md's text), and equal to what maple-mm's child and
         // parent read back (`maple bench --workload first_write`).
         assert_eq!(first_write_checksum(262_144), 128_729);
         // One page: every write lands on it, the last byte is 1023 % 251 + 2 = 21.

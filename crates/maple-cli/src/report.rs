@@ -1,4 +1,4 @@
-//! Output: WORKLOADS.md's one-line format, a ratio table (plain or markdown), JSON.
+//! Output: BENCHMARKS.md's one-line format, a ratio table (plain or markdown), JSON.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,7 +12,7 @@ use crate::workloads::{Case, Provider, Workload};
 /// Output format of `maple bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// One line per measurement, exactly WORKLOADS.md's format.
+    /// One line per measurement, exactly BENCHMARKS.md's format.
     Lines,
     /// A plain-text table: each peer's time as a ratio to maple's.
     Table,
@@ -57,7 +57,7 @@ pub fn grouped(x: f64) -> String {
     out
 }
 
-/// WORKLOADS.md's format, one line per result:
+/// BENCHMARKS.md's format, one line per result:
 /// `workload=load impl=maple n=1000000 q=10000000 ns_per_op=41.7 checksum=3126729663903 bytes_per_entry=16.4`.
 /// `fork_gb` adds `ns_per_gib`; `rcu_read_under_write` has no checksum
 /// (`checksum=-`) and adds `writer_ns_per_store`, `solo_ns_per_op` (the reader
@@ -433,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_is_the_workloads_md_format() {
+    fn lines_is_the_benchmarks_md_format() {
         let s = lines(&[ok("maple", 41.72, Some(16.4))]);
         assert_eq!(
             s,

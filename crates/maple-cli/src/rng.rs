@@ -1,10 +1,10 @@
 //! The yardstick's random numbers: splitmix64 seeded with 42, and `perm(N)`
-//! (WORKLOADS.md, "Random numbers").
+//! (BENCHMARKS.md, "Random numbers").
 
 /// The seed every workload starts from (and resets to).
 pub const SEED: u64 = 42;
 
-/// splitmix64, exactly as WORKLOADS.md spells it.
+/// splitmix64, exactly as BENCHMARKS.md spells it.
 #[derive(Debug, Clone)]
 pub struct SplitMix64 {
     state: u64,
@@ -55,7 +55,7 @@ mod tests {
 
     #[test]
     fn splitmix64_first_outputs_from_42() {
-        // Computed independently (Python, from WORKLOADS.md's pseudocode).
+        // Computed independently (Python, from BENCHMARKS.md's pseudocode).
         let mut r = SplitMix64::new();
         assert_eq!(r.next_u64(), 0xbdd7_3226_2feb_6e95);
         assert_eq!(r.next_u64(), 0x28ef_e333_b266_f103);

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-/// One workload of `shared/bench/WORKLOADS.md`.
+/// One workload of BENCHMARKS.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Workload {
     SeqStore,
@@ -19,12 +19,12 @@ pub enum Workload {
     GapFwd,
     GapWinRev,
     GapWinFwd,
-    // Address-space workloads (WORKLOADS.md, "Address-space workloads"): run on
+    // Address-space workloads (BENCHMARKS.md, "Address-space workloads"): run on
     // the maple-mm crate's `AddressSpace` (`mm.rs`).
     ForkVmas,
     ForkGb,
     FirstWrite,
-    // Issue 4's benchmark of the concurrent tree (`rcu.rs`); not in WORKLOADS.md.
+    // The benchmark of the concurrent tree (`rcu.rs`; BENCHMARKS.md, "RCU workloads").
     /// `load`'s lookups by one reader thread through `RcuMapleTree::read`.
     RcuRead,
     /// The same reader while a writer thread runs `overwrite` continuously.
@@ -33,7 +33,7 @@ pub enum Workload {
     RcuWrite,
 }
 
-/// Which kind of tree a workload builds (WORKLOADS.md's "tree" column).
+/// Which kind of tree a workload builds (BENCHMARKS.md's "tree" column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeKind {
     /// No gap tracking.
@@ -48,11 +48,11 @@ pub enum TreeKind {
 /// implementations and its own tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Provider {
-    /// WORKLOADS.md's tree workloads, against the range-map implementations in `peers/`.
+    /// BENCHMARKS.md's tree workloads, against the range-map implementations in `peers/`.
     RangeMaps,
-    /// WORKLOADS.md's address-space workloads, on the maple-mm crate (`mm.rs`).
+    /// BENCHMARKS.md's address-space workloads, on the maple-mm crate (`mm.rs`).
     MapleMm,
-    /// Issue 4's concurrent-tree benchmark (`rcu.rs`).
+    /// The concurrent-tree benchmark (`rcu.rs`).
     Rcu,
 }
 
@@ -70,7 +70,7 @@ impl Provider {
     }
 }
 
-/// The N of the fork table in the seed material (and WORKLOADS.md's dup/rebuild sizes).
+/// The N of the `__mt_dup` series' fork table (and BENCHMARKS.md's dup/rebuild sizes).
 pub const FORK_TABLE_NS: [u64; 12] = [
     21, 121, 221, 421, 821, 1621, 3221, 6421, 12821, 25621, 51221, 1_000_000,
 ];
@@ -84,7 +84,7 @@ pub const FORK_VMAS_NS: [u64; 11] = [
 pub const QUICK_FORK_VMAS_NS: [u64; 4] = [21, 821, 12821, 51221];
 
 impl Workload {
-    /// Every workload, in WORKLOADS.md's order, then the RCU benchmark.
+    /// Every workload, in BENCHMARKS.md's order, then the RCU benchmark.
     pub const ALL: [Workload; 18] = [
         Workload::SeqStore,
         Workload::RandStore,
@@ -166,7 +166,7 @@ impl Workload {
         }
     }
 
-    /// The WORKLOADS.md workload whose checksum this one reproduces at the same
+    /// The BENCHMARKS.md workload whose checksum this one reproduces at the same
     /// (N, Q): `rcu_read` is `load`'s lookups, `rcu_write` is `overwrite`.
     pub fn checksum_of(self) -> Workload {
         match self {
@@ -199,7 +199,7 @@ impl Workload {
         )
     }
 
-    /// The default N values (WORKLOADS.md, "Default sizes").
+    /// The default N values (BENCHMARKS.md, "Default sizes").
     pub fn default_ns(self) -> Vec<u64> {
         match self {
             Workload::Dup | Workload::Rebuild => FORK_TABLE_NS.to_vec(),
@@ -235,7 +235,7 @@ impl Workload {
                 vec![20_000]
             }
             Workload::ForkVmas => QUICK_FORK_VMAS_NS.to_vec(),
-            // 1 GiB still: its setup takes about a second, and WORKLOADS.md's
+            // 1 GiB still: its setup takes about a second, and BENCHMARKS.md's
             // `next() % 262144` is defined for it.
             Workload::ForkGb | Workload::FirstWrite => vec![262_144],
             _ => vec![200_000],

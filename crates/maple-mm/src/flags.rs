@@ -259,9 +259,11 @@ flag_type! {
     }
 }
 
-/// The two-letter names of `VmFlags:` in `/proc/PID/smaps`
-/// (`show_smap_vma_flags`), for the flags the model knows.
-const SMAPS_NAMES: &[(&str, u64)] = &[
+/// The two-letter words of the `VmFlags:` line of `/proc/PID/smaps`
+/// (`show_smap_vma_flags`) and their `VM_*` bits, in the kernel's order:
+/// every word the kernel prints on x86-64, also for flags the model never
+/// sets (`um`, `sd`, `ss`, ...), so that captured kernel text parses.
+const SMAPS_WORDS: [(&str, u64); 34] = [
     ("rd", 0x1),
     ("wr", 0x2),
     ("ex", 0x4),
@@ -271,21 +273,31 @@ const SMAPS_NAMES: &[(&str, u64)] = &[
     ("me", 0x40),
     ("ms", 0x80),
     ("gd", 0x100),
+    ("um", 0x200),
     ("pf", 0x400),
+    ("uw", 0x1000),
     ("lo", 0x2000),
     ("io", 0x4000),
     ("sr", 0x8000),
     ("rr", 0x1_0000),
     ("dc", 0x2_0000),
     ("de", 0x4_0000),
+    ("lf", 0x8_0000),
     ("ac", 0x10_0000),
     ("nr", 0x20_0000),
+    ("ht", 0x40_0000),
+    ("sf", 0x80_0000),
+    ("ar", 0x100_0000),
     ("wf", 0x200_0000),
     ("dd", 0x400_0000),
+    ("sd", 0x800_0000),
     ("mm", 0x1000_0000),
     ("hg", 0x2000_0000),
     ("nh", 0x4000_0000),
     ("mg", 0x8000_0000),
+    ("ss", 1 << 37),
+    ("ui", 1 << 38),
+    ("sl", 1 << 42),
 ];
 
 impl VmFlags {
@@ -314,8 +326,8 @@ impl VmFlags {
     pub const SPECIAL: VmFlags = VmFlags(0x4000 | 0x4_0000 | 0x400 | 0x1000_0000);
 
     /// The flags as the `VmFlags:` line of `/proc/PID/smaps` prints them
-    /// (`show_smap_vma_flags`), e.g. `"rd wr mr mw me ac"`; bits the model
-    /// does not name are left out.
+    /// (`show_smap_vma_flags`), e.g. `"rd wr mr mw me ac"`, in the kernel's
+    /// order; bits that have no word are left out.
     ///
     /// ```
     /// use maple_mm::VmFlags;
@@ -324,21 +336,37 @@ impl VmFlags {
     /// assert_eq!(VmFlags::from_smaps("rd wr mr mw me ac"), Ok(f));
     /// ```
     pub fn smaps(self) -> String {
-        let words: Vec<&str> = SMAPS_NAMES
+        let words: Vec<&str> = SMAPS_WORDS
             .iter()
             .filter(|&&(_, bit)| self.0 & bit != 0)
-            .map(|&(name, _)| name)
+            .map(|&(word, _)| word)
             .collect();
         words.join(" ")
     }
 
-    /// Parses the words of a `VmFlags:` line (without the `VmFlags:` label).
-    /// A word the model has no flag for is returned as the error (the
-    /// kernel prints more: `sd`, `mg`, `um`, ...).
+    /// Parses the words of a `VmFlags:` line (without the `VmFlags:` label)
+    /// into flags the model has. A word the model has no flag for (the
+    /// kernel prints more: `sd`, `um`, `ss`, ...) is returned as the error.
     pub fn from_smaps(words: &str) -> Result<VmFlags, String> {
+        let known = Self::NAMES.iter().fold(0, |m, &(_, bit)| m | bit);
+        let f = Self::from_smaps_retain(words)?;
+        match SMAPS_WORDS
+            .iter()
+            .find(|&&(_, bit)| f.0 & bit & !known != 0)
+        {
+            Some(&(word, _)) => Err(word.to_string()),
+            None => Ok(f),
+        }
+    }
+
+    /// Parses the words of a `VmFlags:` line, keeping the bits of every
+    /// word the kernel prints, also of flags the model has no name for (for
+    /// comparing with captured kernel text). An unknown word is returned as
+    /// the error.
+    pub(crate) fn from_smaps_retain(words: &str) -> Result<VmFlags, String> {
         let mut f = VmFlags::EMPTY;
         for w in words.split_whitespace() {
-            match SMAPS_NAMES.iter().find(|&&(name, _)| name == w) {
+            match SMAPS_WORDS.iter().find(|&&(word, _)| word == w) {
                 Some(&(_, bit)) => f.0 |= bit,
                 None => return Err(w.to_string()),
             }
@@ -555,5 +583,24 @@ mod tests {
         assert_eq!(vvar.smaps(), "rd mr pf io de dd");
         assert_eq!(VmFlags::from_smaps("rd mr pf io de dd"), Ok(vvar));
         assert_eq!(VmFlags::from_smaps("rd sd"), Err("sd".to_string()));
+        assert_eq!(VmFlags::from_smaps("rd xx"), Err("xx".to_string()));
+    }
+
+    #[test]
+    fn every_kernel_word_round_trips_and_the_model_flags_have_words() {
+        let all: Vec<&str> = SMAPS_WORDS.iter().map(|&(w, _)| w).collect();
+        let text = all.join(" ");
+        let f = VmFlags::from_smaps_retain(&text).unwrap();
+        assert_eq!(f.smaps(), text);
+        // A word the model has no flag for is kept by the retaining parse.
+        assert_eq!(
+            VmFlags::from_smaps_retain("rd sd").map(|f| f.smaps()),
+            Ok("rd sd".to_string())
+        );
+        // Every flag the model names has its word, and parses back alone.
+        for &(name, bit) in VmFlags::NAMES {
+            let one = VmFlags::from_bits_retain(bit);
+            assert_eq!(VmFlags::from_smaps(&one.smaps()), Ok(one), "{name}");
+        }
     }
 }

@@ -1,6 +1,6 @@
-//! `fork`: duplicating an address space (`dup_mmap`), with the three ways of
-//! building the child's VMA tree and the two ways of giving it page tables
-//! that the benchmarks compare, and the undo of a fork that fails half way.
+//! `fork`: duplicating an address space (`dup_mmap`), with the ways of
+//! building the child's VMA tree and of giving it page tables, and the undo
+//! of a fork that fails half way.
 
 use crate::config::PMD_SIZE;
 use crate::error::Errno;
@@ -12,78 +12,43 @@ use crate::vma::{AnonId, Backing, Vma};
 use maple_tree::{DupError, MapleTree};
 
 /// How fork builds the child's VMA tree.
+///
+/// `#[non_exhaustive]`: the `bench-internals` feature adds
+/// `Insert`, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum TreeStrategy {
-    /// `mm-insert`: each VMA inserted into an empty tree, the append fast
-    /// path off (fork before the kernel's `mas_wr_append` fast path and
-    /// `__mt_dup`).
+    /// Each VMA inserted into an empty tree with the append fast path off:
+    /// fork before the kernel's `mas_wr_append` fast path and `__mt_dup`.
+    /// Only with the `bench-internals` feature (for benchmarks; it needs
+    /// maple-tree's `set_append_path`).
+    #[cfg(feature = "bench-internals")]
     Insert,
-    /// `mm-append`: each VMA stored in order into an empty tree with the
-    /// append fast path (the kernel's `mas_wr_append`, which fork's
-    /// `vma_iter_bulk_store` reached before `__mt_dup`).
+    /// Each VMA stored in order into an empty tree with the append fast path
+    /// (the kernel's `mas_wr_append`, which fork's `vma_iter_bulk_store`
+    /// reached before `__mt_dup`).
     Append,
-    /// `mm-dup`: the tree duplicated node by node with a value map
-    /// (the kernel's `__mt_dup`), then the `VM_DONTCOPY` VMAs erased.
+    /// The tree duplicated node by node with a value map (the kernel's
+    /// `__mt_dup`), then the `VM_DONTCOPY` VMAs erased.
     #[default]
     Dup,
-}
-
-impl TreeStrategy {
-    /// All three, in the order of the benchmark tables.
-    pub const ALL: [TreeStrategy; 3] = [
-        TreeStrategy::Insert,
-        TreeStrategy::Append,
-        TreeStrategy::Dup,
-    ];
-
-    /// The implementation name of the benchmarks (`mm-insert`, `mm-append`, `mm-dup`).
-    pub fn name(self) -> &'static str {
-        match self {
-            TreeStrategy::Insert => "mm-insert",
-            TreeStrategy::Append => "mm-append",
-            TreeStrategy::Dup => "mm-dup",
-        }
-    }
-
-    /// The strategy of an implementation name.
-    pub fn from_name(name: &str) -> Option<TreeStrategy> {
-        TreeStrategy::ALL.into_iter().find(|s| s.name() == name)
-    }
 }
 
 /// How fork gives the child its page tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PtStrategy {
-    /// `mm-copy`: every present PTE copied, one more reference on each
-    /// frame, write-protected on both sides for private mappings (Linux's
+    /// Every present PTE copied, one more reference on each frame,
+    /// write-protected on both sides for private mappings (Linux's
     /// `copy_page_range`).
     #[default]
     Copy,
-    /// `mm-cowpte`: whole PTE tables shared copy-on-write with a table
-    /// reference count (the "Introduce Copy-On-Write to Page Table" series
-    /// proposed for Linux); a table is copied when either side first
-    /// writes into it or changes it. A table holding pages that the child
-    /// must not get (`VM_DONTCOPY`, `VM_WIPEONFORK`, or VMAs whose pages are
-    /// not copied) is copied entry by entry instead.
+    /// Whole PTE tables shared copy-on-write with a table reference count
+    /// (the "Introduce Copy-On-Write to Page Table" series proposed for
+    /// Linux); a table is copied when either side first writes into it or
+    /// changes it. A table holding pages that the child must not get
+    /// (`VM_DONTCOPY`, `VM_WIPEONFORK`, or VMAs whose pages are not copied)
+    /// is copied entry by entry instead.
     CowPte,
-}
-
-impl PtStrategy {
-    /// Both, in the order of the benchmark tables.
-    pub const ALL: [PtStrategy; 2] = [PtStrategy::Copy, PtStrategy::CowPte];
-
-    /// The implementation name of the benchmarks (`mm-copy`, `mm-cowpte`).
-    pub fn name(self) -> &'static str {
-        match self {
-            PtStrategy::Copy => "mm-copy",
-            PtStrategy::CowPte => "mm-cowpte",
-        }
-    }
-
-    /// The strategy of an implementation name.
-    pub fn from_name(name: &str) -> Option<PtStrategy> {
-        PtStrategy::ALL.into_iter().find(|s| s.name() == name)
-    }
 }
 
 /// The strategies of one fork.
@@ -247,19 +212,29 @@ impl Inner {
                 }
                 Ok(tree)
             }
-            TreeStrategy::Insert | TreeStrategy::Append => {
-                let mut tree = MapleTree::new_alloc();
-                tree.set_append_path(how == TreeStrategy::Append);
-                for (r, v) in self.vmas.iter() {
-                    if v.flags.contains(VmFlags::DONTCOPY) {
-                        continue;
-                    }
-                    phys.fail.hit()?;
-                    tree.insert(r, child_vma(v));
-                }
-                Ok(tree)
-            }
+            #[cfg(feature = "bench-internals")]
+            TreeStrategy::Insert => self.insert_each(phys, false),
+            TreeStrategy::Append => self.insert_each(phys, true),
         }
+    }
+
+    /// The child's VMA tree built by storing each copied VMA in address
+    /// order; `append`: whether stores may take the append fast path.
+    fn insert_each(&self, phys: &mut Phys, append: bool) -> Result<MapleTree<Vma>, Errno> {
+        let mut tree = MapleTree::new_alloc();
+        #[cfg(feature = "bench-internals")]
+        tree.set_append_path(append);
+        // Without the feature the append path is always on.
+        #[cfg(not(feature = "bench-internals"))]
+        debug_assert!(append);
+        for (r, v) in self.vmas.iter() {
+            if v.flags.contains(VmFlags::DONTCOPY) {
+                continue;
+            }
+            phys.fail.hit()?;
+            tree.insert(r, child_vma(v));
+        }
+        Ok(tree)
     }
 
     /// `copy_page_range` over the child VMAs that need it (`ranges`: start,

@@ -18,8 +18,9 @@
 //!   [`write`](AddressSpace::write), that fault like the hardware and
 //!   populate on demand: zero-fill (the zero page for reads), file pages
 //!   through a page cache, copy-on-write;
-//! - [`fork`](AddressSpace::fork_with) with three ways to build the child's
-//!   VMA tree ([`TreeStrategy`]: one by one, append path, `__mt_dup`) and
+//! - [`fork`](AddressSpace::fork_with) with two ways to build the child's
+//!   VMA tree ([`TreeStrategy`]: stores in order with the append fast path
+//!   `mas_wr_append`, or `__mt_dup`) and
 //!   two ways to give it page tables ([`PtStrategy`]: copy every entry, or
 //!   share whole PTE tables copy-on-write, as the proposed "Copy-On-Write to
 //!   Page Table" series does); `VM_DONTCOPY` and `VM_WIPEONFORK`; a fork
@@ -110,6 +111,12 @@
 //!   makes a chosen failure point of fork fail with `ENOMEM`, and maple-tree's
 //!   `failpoints` makes its node allocator fail, to check that a failed fork
 //!   undoes everything. Without the feature a failure point costs nothing.
+//! * `tree-failpoints` (for tests): only maple-tree's `failpoints`.
+//! * `serde`: `Serialize` / `Deserialize` for an `AddressSpace`'s layout
+//!   (config, program break, VMAs and their flags; not the page contents).
+//! * `bench-internals` (benchmarks only, not stable API):
+//!   `TreeStrategy::Insert`, fork as before the append fast path and
+//!   `__mt_dup` (each VMA inserted with the append path off).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -237,71 +237,17 @@ pub fn parse_maps(text: &str) -> Result<Vec<MapsLine>, MapsError> {
     Ok(out)
 }
 
-/// The `VmFlags:` words of smaps (`show_smap_vma_flags`) and their `VM_*` bits.
-const VMFLAG_WORDS: [(&str, u64); 34] = [
-    ("rd", 0x1),
-    ("wr", 0x2),
-    ("ex", 0x4),
-    ("sh", 0x8),
-    ("mr", 0x10),
-    ("mw", 0x20),
-    ("me", 0x40),
-    ("ms", 0x80),
-    ("gd", 0x100),
-    ("um", 0x200),
-    ("pf", 0x400),
-    ("uw", 0x1000),
-    ("lo", 0x2000),
-    ("io", 0x4000),
-    ("sr", 0x8000),
-    ("rr", 0x1_0000),
-    ("dc", 0x2_0000),
-    ("de", 0x4_0000),
-    ("lf", 0x8_0000),
-    ("ac", 0x10_0000),
-    ("nr", 0x20_0000),
-    ("ht", 0x40_0000),
-    ("sf", 0x80_0000),
-    ("ar", 0x100_0000),
-    ("wf", 0x200_0000),
-    ("dd", 0x400_0000),
-    ("sd", 0x800_0000),
-    ("mm", 0x1000_0000),
-    ("hg", 0x2000_0000),
-    ("nh", 0x4000_0000),
-    ("mg", 0x8000_0000),
-    ("ss", 1 << 37),
-    ("ui", 1 << 38),
-    ("sl", 1 << 42),
-];
-
-/// The flags of `VmFlags:` words (`rd wr mr mw me ac`). Unknown words are an error.
+/// The flags of `VmFlags:` words (`rd wr mr mw me ac`), keeping the bits of
+/// every word the kernel prints (also of flags the model does not model).
+/// Unknown words are an error.
 pub fn vmflags_from_words(words: &str) -> Result<VmFlags, String> {
-    let mut bits = 0u64;
-    for w in words.split_whitespace() {
-        let b = VMFLAG_WORDS
-            .iter()
-            .find(|(n, _)| *n == w)
-            .ok_or_else(|| format!("unknown VmFlags word {w:?}"))?
-            .1;
-        bits |= b;
-    }
-    Ok(VmFlags::from_bits_retain(bits))
+    VmFlags::from_smaps_retain(words).map_err(|w| format!("unknown VmFlags word {w:?}"))
 }
 
 /// The `VmFlags:` words of `flags`, in the kernel's order; bits that have no
-/// word are left out.
+/// word are left out (the same as [`VmFlags::smaps`]).
 pub fn vmflags_words(flags: VmFlags) -> String {
-    let mut s = String::new();
-    for (w, b) in VMFLAG_WORDS {
-        if flags.bits() & b != 0 {
-            if !s.is_empty() {
-                s.push(' ');
-            }
-            s.push_str(w);
-        }
-    }
-    s
+    flags.smaps()
 }
 
 /// One line of a vmflags text: a range and its flags.

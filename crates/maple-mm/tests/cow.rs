@@ -11,16 +11,6 @@ fn v(i: u64) -> u8 {
     (i % 251) as u8 + 1
 }
 
-fn all_opts() -> Vec<ForkOptions> {
-    let mut v = Vec::new();
-    for t in TreeStrategy::ALL {
-        for p in PtStrategy::ALL {
-            v.push(ForkOptions::new(t, p));
-        }
-    }
-    v
-}
-
 /// A parent with `pages` written pages (byte i at page i) straddling a
 /// 2 MiB boundary, so that PTE tables are both full and partial.
 fn parent(pages: u64) -> (AddressSpace, u64) {

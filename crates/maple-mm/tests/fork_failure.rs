@@ -5,9 +5,7 @@
 
 mod common;
 use common::*;
-use maple_mm::{
-    AddressSpace, Advice, Errno, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy,
-};
+use maple_mm::{AddressSpace, Advice, Errno, ForkOptions, MapFlags, Prot, TreeStrategy};
 
 /// A parent with a mix of everything fork treats differently.
 fn parent() -> (AddressSpace, u64) {
@@ -46,8 +44,8 @@ fn parent() -> (AddressSpace, u64) {
 
 #[test]
 fn every_failure_point_undoes_the_fork() {
-    for t in TreeStrategy::ALL {
-        for pt in PtStrategy::ALL {
+    for t in tree_strategies() {
+        for pt in PT_STRATEGIES {
             let opts = ForkOptions::new(t, pt);
             let (mut p, a) = parent();
             let mem = p.memory().clone();
@@ -104,7 +102,7 @@ fn every_failure_point_undoes_the_fork() {
 #[test]
 fn tree_allocation_failure_during_dup() {
     use maple_tree::failpoints;
-    for pt in PtStrategy::ALL {
+    for pt in PT_STRATEGIES {
         let opts = ForkOptions::new(TreeStrategy::Dup, pt);
         let mut p = AddressSpace::new();
         for i in 0..300u64 {

@@ -2,20 +2,7 @@
 
 mod common;
 use common::*;
-use maple_mm::{
-    AddressSpace, Advice, Errno, FileId, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy,
-};
-
-fn all_opts() -> Vec<ForkOptions> {
-    TreeStrategy::ALL
-        .into_iter()
-        .flat_map(|t| {
-            PtStrategy::ALL
-                .into_iter()
-                .map(move |p| ForkOptions::new(t, p))
-        })
-        .collect()
-}
+use maple_mm::{AddressSpace, Advice, Errno, FileId, MapFlags, Prot};
 
 const B: u64 = 0x2000_0000;
 

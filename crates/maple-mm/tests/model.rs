@@ -12,10 +12,7 @@
 
 mod common;
 use common::*;
-use maple_mm::{
-    AddressSpace, Advice, FaultKind, FileId, ForkOptions, MapFlags, Prot, PtStrategy, RemapFlags,
-    TreeStrategy,
-};
+use maple_mm::{AddressSpace, Advice, FaultKind, FileId, ForkOptions, MapFlags, Prot, RemapFlags};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -506,9 +503,10 @@ impl World {
                     return;
                 }
                 let i = pi(proc);
+                let trees = tree_strategies();
                 let opts = ForkOptions::new(
-                    TreeStrategy::ALL[tree as usize],
-                    PtStrategy::ALL[pt as usize],
+                    trees[tree as usize % trees.len()],
+                    PT_STRATEGIES[pt as usize],
                 );
                 let pr = &mut self.procs[i];
                 let mm = pr.mm.fork_with(opts).expect("fork");

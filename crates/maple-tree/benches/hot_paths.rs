@@ -1,6 +1,6 @@
 //! Criterion micro-benchmarks of the tree's hot paths, at a few sizes:
 //! get (hit / miss), sequential and random insert, overwrite, remove,
-//! find_gap both ways, clone. Entries follow WORKLOADS.md's layout: entry `i` is
+//! find_gap both ways, clone. Entries follow BENCHMARKS.md's layout: entry `i` is
 //! `16i..=16i+9` with value `i + 1`.
 //!
 //! `cargo bench -p maple-tree --bench hot_paths` (add `-- get` to filter).
@@ -15,12 +15,12 @@ use maple_tree::MapleTree;
 const SIZES: [u64; 3] = [1_000, 100_000, 1_000_000];
 const BUILD_SIZES: [u64; 2] = [10_000, 1_000_000];
 
-/// The tests' SplitMix64 (WORKLOADS.md's generator).
+/// The tests' SplitMix64 (BENCHMARKS.md's generator).
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
 
-/// WORKLOADS.md's seed.
+/// BENCHMARKS.md's seed.
 const SEED: u64 = 42;
 
 fn perm(n: u64, rng: &mut Rng) -> Vec<u64> {
@@ -43,7 +43,7 @@ fn seq_tree(n: u64, alloc: bool) -> MapleTree<u64> {
     t
 }
 
-/// WORKLOADS.md's gap setup; returns the tree and `pos`.
+/// BENCHMARKS.md's gap setup; returns the tree and `pos`.
 fn gap_tree(n: u64) -> (MapleTree<u64>, u64) {
     let mut rng = Rng(SEED);
     let mut t = MapleTree::new_alloc();

@@ -77,7 +77,8 @@ impl<V> MapleTree<V> {
         copy: &mut MapleTree<W>,
         mut f: impl FnMut(&V) -> Result<W, E>,
     ) -> Result<(), DupError<E>> {
-        copy.set_append_path_enabled(self.append_path_enabled());
+        #[cfg(feature = "bench-internals")]
+        copy.set_append_path(self.append_path());
         let Some(root) = self.root() else {
             return Ok(());
         };

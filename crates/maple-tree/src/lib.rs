@@ -82,6 +82,10 @@
 //! * `write-stats`: every tree counts which write path its stores take
 //!   (`Stats::write_paths`), for measuring and testing the write paths. It
 //!   adds 48 bytes to each tree.
+//! * `bench-internals`: `MapleTree::set_append_path`, which turns the append
+//!   fast path (`mas_wr_append`) off to measure what it buys. For
+//!   benchmarks only (the `maple` command enables it); not part of the
+//!   stable API.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]

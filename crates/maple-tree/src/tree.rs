@@ -70,7 +70,9 @@ pub struct MapleTree<V> {
     height: u8,
     /// Whether internal nodes record gaps.
     alloc: bool,
-    /// Whether stores may take the append path (`mas_wr_append`).
+    /// Whether stores may take the append fast path (feature
+    /// `bench-internals`; without it the path is always on).
+    #[cfg(feature = "bench-internals")]
     append_path: bool,
     pool: NodePool,
     /// Deferred reclamation, in RCU mode only.
@@ -124,6 +126,7 @@ impl<V> MapleTree<V> {
             height: 0,
             alloc,
             len: 0,
+            #[cfg(feature = "bench-internals")]
             append_path: true,
             #[cfg(feature = "write-stats")]
             paths: WritePaths {
@@ -944,8 +947,30 @@ impl<V> MapleTree<V> {
 
     /// Turns the append fast path (`mas_wr_append`) off or on, to measure what it
     /// buys. On by default; the tree's contents are the same either way.
+    ///
+    /// Only with the `bench-internals` feature (for benchmarks; not part of
+    /// the stable API).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.set_append_path(false);
+    /// t.insert(0..10, 1u64);
+    /// t.insert(10..20, 2);
+    /// assert_eq!(t.len(), 2);
+    /// ```
+    #[cfg(feature = "bench-internals")]
     pub fn set_append_path(&mut self, enabled: bool) {
         self.append_path = enabled;
+    }
+
+    /// Whether stores may take the append fast path: always, unless turned
+    /// off with `set_append_path` (feature `bench-internals`).
+    #[inline]
+    pub(crate) fn append_path(&self) -> bool {
+        #[cfg(feature = "bench-internals")]
+        return self.append_path;
+        #[cfg(not(feature = "bench-internals"))]
+        true
     }
 }
 
@@ -1069,17 +1094,6 @@ impl<V> MapleTree<V> {
     #[inline]
     pub(crate) fn entries_removed(&mut self, n: usize) {
         self.len -= n;
-    }
-
-    /// Whether stores may take the append path.
-    #[inline]
-    pub(crate) fn append_path_enabled(&self) -> bool {
-        self.append_path
-    }
-
-    #[inline]
-    pub(crate) fn set_append_path_enabled(&mut self, enabled: bool) {
-        self.append_path = enabled;
     }
 
     #[inline]

@@ -8,7 +8,7 @@
 //! Three publishes, each driven through the public API and checked to take
 //! the path it is meant to (`Stats::write_paths`):
 //!
-//! 1. *leaf append* (seed 002): slots written past the leaf's count, then
+//! 1. *leaf append* (`mas_wr_append`): slots written past the leaf's count, then
 //!    the header (count and value bits) stored with `Release`;
 //! 2. *child publish*: a leaf rebuilt aside, then linked by one `Release`
 //!    store of its parent's child pointer;

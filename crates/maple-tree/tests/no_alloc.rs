@@ -1,4 +1,4 @@
-//! "Reads never allocate" (issue 2): every read path (get, get_key_value,
+//! Reads never allocate: every read path (get, get_key_value,
 //! iteration both ways, range, first/last, gap search, cursor walks) is run on
 //! trees of both kinds and several heights under a counting global allocator.
 

@@ -484,7 +484,7 @@ fn heights_one_to_four() {
 
 /// The append fast path changes how stores are done, never what they store.
 #[test]
-#[cfg(feature = "write-stats")]
+#[cfg(all(feature = "write-stats", feature = "bench-internals"))]
 fn append_path_on_and_off() {
     for alloc in [false, true] {
         for l in [CONTIG, GAPPED, SINGLE] {

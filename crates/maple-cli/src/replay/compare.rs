@@ -49,6 +49,19 @@ fn covering<'a>(lines: &'a [MapsLine], i: &mut usize, addr: u64) -> Option<&'a M
 /// How many examples a diff keeps.
 const EXAMPLES: usize = 4;
 
+/// Every address where a line of `kernel` or `model` starts or ends, sorted,
+/// once each: the segments between two cuts are covered alike on each side.
+pub fn cuts(kernel: &[MapsLine], model: &[MapsLine]) -> Vec<u64> {
+    let mut cuts: Vec<u64> = kernel
+        .iter()
+        .chain(model)
+        .flat_map(|l| [l.start, l.end])
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
 /// Compares the kernel's lines (and flags, if captured) with the model's.
 pub fn compare(
     kernel: &[MapsLine],
@@ -57,13 +70,7 @@ pub fn compare(
     mflags: &[VmFlagsLine],
 ) -> Diff {
     let mut d = Diff::default();
-    let mut cuts: Vec<u64> = kernel
-        .iter()
-        .chain(model)
-        .flat_map(|l| [l.start, l.end])
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
+    let cuts = cuts(kernel, model);
     let (mut ki, mut mi) = (0, 0);
     for w in cuts.windows(2) {
         let (a, b) = (w[0], w[1]);

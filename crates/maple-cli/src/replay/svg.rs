@@ -39,13 +39,7 @@ fn short(name: &str) -> &str {
 
 /// Draws `kernel` and `model` (sorted maps lines) as an SVG document.
 pub fn draw(title: &str, kernel: &[MapsLine], model: &[MapsLine]) -> String {
-    let mut cuts: Vec<u64> = kernel
-        .iter()
-        .chain(model)
-        .flat_map(|l| [l.start, l.end])
-        .collect();
-    cuts.sort_unstable();
-    cuts.dedup();
+    let cuts = super::compare::cuts(kernel, model);
     // x position of every cut: mapped segments and gaps, both log-scaled.
     let mut xs = Vec::with_capacity(cuts.len());
     let mut x = LEFT;

@@ -1,10 +1,35 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use maple_mm::{AddressSpace, MapFlags, Prot, PAGE_SIZE};
+use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
 
 /// Page size.
 pub const P: u64 = PAGE_SIZE;
+
+/// Every way fork can build the child's VMA tree (`Insert` needs the
+/// `bench-internals` feature).
+pub fn tree_strategies() -> Vec<TreeStrategy> {
+    let mut v = Vec::new();
+    #[cfg(feature = "bench-internals")]
+    v.push(TreeStrategy::Insert);
+    v.extend([TreeStrategy::Append, TreeStrategy::Dup]);
+    v
+}
+
+/// Both ways fork can give the child page tables.
+pub const PT_STRATEGIES: [PtStrategy; 2] = [PtStrategy::Copy, PtStrategy::CowPte];
+
+/// Every combination of fork strategies.
+pub fn all_opts() -> Vec<ForkOptions> {
+    tree_strategies()
+        .into_iter()
+        .flat_map(|t| {
+            PT_STRATEGIES
+                .into_iter()
+                .map(move |p| ForkOptions::new(t, p))
+        })
+        .collect()
+}
 
 /// Draws `pages` pages from `base` the way the kernel's VMA tests do: one
 /// letter per VMA in order of appearance, a space for an unmapped page.

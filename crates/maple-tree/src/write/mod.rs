@@ -40,7 +40,7 @@ mod fast;
 mod pack;
 mod plan;
 mod retired;
-#[cfg(all(test, feature = "write-stats"))]
+#[cfg(all(test, feature = "write-stats", feature = "bench-internals"))]
 mod tests;
 
 pub(crate) use bulk::Bulk;

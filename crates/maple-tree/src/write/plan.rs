@@ -108,7 +108,7 @@ impl<V> MapleTree<V> {
             let count = leaf.node.count();
             if has_value
                 && !present
-                && self.append_path_enabled()
+                && self.append_path()
                 && leaf.idx + 1 == count
                 && count + (first > start) as usize + (last < end) as usize <= LEAF_SLOTS
                 && may(Route::Append)
