@@ -66,6 +66,9 @@ impl Plan {
     /// nodes (`pack`) and, when the top level packs into more than one,
     /// adds one new root above them. It frees the nodes it replaces only
     /// after the new ones are linked, so it cannot reuse them.
+    ///
+    /// Debug builds check every store against it.
+    #[cfg(debug_assertions)]
     pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
         match self {
             Plan::Nothing | Plan::ExactFit | Plan::Append | Plan::Splice(_) => 0,
