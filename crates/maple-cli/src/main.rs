@@ -20,8 +20,11 @@ mod measure;
 mod mm;
 mod mm_workloads;
 mod peers;
+mod range_map;
 mod rcu;
 mod reference;
+mod registry;
+mod rep;
 mod replay;
 mod report;
 mod rng;
@@ -234,17 +237,17 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
     Ok(out)
 }
 
-fn parse_impls(names: &[String]) -> Result<Vec<&'static peers::Impl>, String> {
+fn parse_impls(names: &[String]) -> Result<Vec<&'static registry::Impl>, String> {
     if names.is_empty() {
-        return Ok(peers::IMPLS.iter().filter(|i| i.default).collect());
+        return Ok(registry::IMPLS.iter().filter(|i| i.default).collect());
     }
-    let mut out: Vec<&'static peers::Impl> = Vec::new();
+    let mut out: Vec<&'static registry::Impl> = Vec::new();
     for n in names {
         if n == "all" {
-            return Ok(peers::IMPLS.iter().collect());
+            return Ok(registry::IMPLS.iter().collect());
         }
-        let i = peers::by_name(n.trim()).ok_or_else(|| {
-            let all: Vec<&str> = peers::IMPLS.iter().map(|i| i.name).collect();
+        let i = registry::by_name(n.trim()).ok_or_else(|| {
+            let all: Vec<&str> = registry::IMPLS.iter().map(|i| i.name).collect();
             format!("unknown implementation {n:?}; known: {}", all.join(", "))
         })?;
         if !out.iter().any(|o| o.name == i.name) {
@@ -345,7 +348,7 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
 /// `maple bench --child`: one pair, measured here, printed as JSON.
 fn bench_child(
     a: &BenchArgs,
-    pairs: &[(Case, &'static peers::Impl)],
+    pairs: &[(Case, &'static registry::Impl)],
     plan: Plan,
 ) -> Result<ExitCode, String> {
     let [(case, imp)] = pairs else {
@@ -483,7 +486,7 @@ fn cmd_list() -> ExitCode {
         for w in Workload::ALL.into_iter().filter(|w| w.provider() == p) {
             let q = w.default_q().map(|q| format!(" Q {q}")).unwrap_or_default();
             let qq = w.quick_q().map(|q| format!(" Q {q}")).unwrap_or_default();
-            let imps: Vec<&str> = peers::IMPLS
+            let imps: Vec<&str> = registry::IMPLS
                 .iter()
                 .filter(|i| (i.domain)(w))
                 .map(|i| i.name)
@@ -499,7 +502,7 @@ fn cmd_list() -> ExitCode {
         println!();
     }
     println!("implementations:");
-    for i in peers::IMPLS {
+    for i in registry::IMPLS {
         let d = if i.default {
             ""
         } else {
@@ -739,7 +742,7 @@ mod tests {
     /// A wrong checksum of an address-space workload fails the measurement.
     #[test]
     fn a_wrong_address_space_checksum_is_a_mismatch() {
-        let imp = peers::by_name("mm-cowpte").unwrap();
+        let imp = registry::by_name("mm-cowpte").unwrap();
         let case = Case {
             workload: Workload::FirstWrite,
             n: 64,

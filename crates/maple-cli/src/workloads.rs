@@ -292,6 +292,9 @@ impl fmt::Display for Workload {
     }
 }
 
+/// Whether an implementation runs a workload, and if not, why.
+pub type Support = Result<(), &'static str>;
+
 /// One measurement point: a workload at a size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Case {
