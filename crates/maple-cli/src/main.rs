@@ -20,6 +20,8 @@ mod measure;
 mod mm;
 mod mm_workloads;
 mod peers;
+mod plot;
+mod published;
 mod range_map;
 mod rcu;
 mod reference;
@@ -188,6 +190,12 @@ struct Common {
     /// measurement is excluded with its projected time. Default: 600, or 30 with --quick.
     #[arg(long)]
     budget: Option<u64>,
+    /// Also draw the results as SVG charts into this directory (created if missing):
+    /// `bench`, one per workload (ns/op and, with `--count instructions`,
+    /// instructions/op of every implementation, against N where N varies);
+    /// `fork-table`, `fork_table.svg` and `fork_rate.svg`.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -336,13 +344,21 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
     if a.child {
         return bench_child(&a, &pairs, plan);
     }
+    if let Some(dir) = &a.common.plot {
+        plot::prepare_dir(dir)?;
+    }
     let isolation = bench::Isolation {
         fresh_process: !a.in_process,
         count_instructions: a.count == Some(CountKind::Instructions),
     };
     let ms = bench::run_isolated(&cases, &impls, plan, isolation);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();
-    Ok(finish(&ms, &names, &a.common.format, plan.reps, ""))
+    let code = finish(&ms, &names, &a.common.format, plan.reps, "");
+    if let Some(dir) = &a.common.plot {
+        let charts = plot::bench_charts(&ms, dir)?;
+        eprintln!("wrote {} chart(s) to {}", charts.len(), dir.display());
+    }
+    Ok(code)
 }
 
 /// `maple bench --child`: one pair, measured here, printed as JSON.
@@ -396,6 +412,9 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
         n: seq_n,
         q: None,
     }])?;
+    if let Some(dir) = &a.common.plot {
+        plot::prepare_dir(dir)?;
+    }
     let plan = plan(&a.common, a.quick);
     let (rows, seq) = fork_table::run(&ns, seq_n, plan);
     let ms = fork_table::measurements(&rows, &seq);
@@ -419,6 +438,10 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
         );
         eprint!("{}", report::lines(&failures));
         code = ExitCode::FAILURE;
+    }
+    if let Some(dir) = &a.common.plot {
+        let charts = plot::fork_table_charts(&rows, dir)?;
+        eprintln!("wrote {} chart(s) to {}", charts.len(), dir.display());
     }
     Ok(code)
 }

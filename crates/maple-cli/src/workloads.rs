@@ -254,6 +254,33 @@ impl Workload {
         }
     }
 
+    /// What one operation of the ns/op figure is (for chart labels).
+    pub fn op_name(self) -> &'static str {
+        match self {
+            Workload::SeqStore | Workload::RandStore | Workload::Overwrite | Workload::RcuWrite => {
+                "store"
+            }
+            Workload::Load | Workload::RcuRead | Workload::RcuReadUnderWrite => "lookup",
+            Workload::Iter => "entry",
+            Workload::Erase => "erase",
+            Workload::Dup | Workload::Rebuild => "copy",
+            Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
+                "query"
+            }
+            Workload::ForkVmas | Workload::ForkGb => "fork",
+            Workload::FirstWrite => "write",
+        }
+    }
+
+    /// What N counts (for chart labels).
+    pub fn n_name(self) -> &'static str {
+        match self {
+            Workload::ForkVmas => "VMAs",
+            Workload::ForkGb | Workload::FirstWrite => "pages",
+            _ => "entries",
+        }
+    }
+
     /// What the ns/op figure divides by, for a run of size (n, q).
     pub fn ops(self, n: u64, q: u64) -> u64 {
         match self {
