@@ -3,7 +3,8 @@
 //! address-space workloads on maple-mm, plus the RCU benchmark; it checks every
 //! checksum, and prints BENCHMARKS.md's one-line format and tables (the ratio table,
 //! fork by VMA count and per GiB, RCU readers under a writer); `maple fork-table`
-//! prints the dup / rebuild / memcpy table; `maple capture` records a real
+//! prints the dup / rebuild / memcpy table; both draw SVG charts with `--plot DIR`
+//! (the `plot` module); `maple capture` records a real
 //! program's memory system calls and layouts under strace, and `maple replay`
 //! replays them on maple-mm and compares (see the `capture` and `replay`
 //! modules).
