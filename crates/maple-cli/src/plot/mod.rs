@@ -28,6 +28,9 @@ pub const PANEL: (u32, u32) = (680, 460);
 /// probe file, so that a bad `--plot` fails at once and not after a long run.
 pub fn prepare_dir(dir: &Path) -> Result<(), String> {
     let shown = dir.display();
+    if dir.as_os_str().is_empty() {
+        return Err("--plot needs a directory".into());
+    }
     if dir.exists() && !dir.is_dir() {
         return Err(format!("--plot {shown}: exists and is not a directory"));
     }
@@ -405,5 +408,6 @@ mod tests {
         let e = prepare_dir(&dir).unwrap_err();
         std::fs::remove_file(&dir).unwrap();
         assert!(e.contains("not a directory"), "{e}");
+        assert!(prepare_dir(Path::new("")).is_err());
     }
 }
