@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::expected::{Expectations, Source};
 use crate::isolate;
 use crate::measure::{self, Measurement, Plan};
-use crate::peers::Impl;
+use crate::registry::Impl;
 use crate::workloads::{Case, Workload};
 
 /// Sizes to run at.

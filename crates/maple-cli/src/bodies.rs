@@ -3,56 +3,12 @@
 //! after the timer has stopped.
 
 use std::hint::black_box;
-use std::time::Duration;
 
-use crate::peers::{Dir, RangeMapUnderTest};
+use crate::range_map::{Dir, RangeMapUnderTest};
+use crate::rep::Rep;
 use crate::rng::{perm, SplitMix64};
 use crate::timer::timed_part;
 use crate::workloads::{dup_copies, Case, Workload};
-
-/// The repetitions of one measurement on one setup: each call runs one (see
-/// [`Impl::session`](crate::peers::Impl)).
-pub type Session = Box<dyn FnMut() -> Rep>;
-
-/// One repetition of one case.
-#[derive(Debug, Clone, Copy)]
-pub struct Rep {
-    /// Time of the timed part.
-    pub elapsed: Duration,
-    /// The workload's checksum.
-    pub checksum: u64,
-    /// Node bytes of the structure the workload built (see [`bytes_snapshot`]),
-    /// where the implementation can tell.
-    pub node_bytes: Option<usize>,
-    /// Number of entries the node bytes are divided by.
-    pub entries: usize,
-    /// `rcu_read_under_write`: what the reader did alone and what the writer did.
-    pub shared: Option<SharedRead>,
-}
-
-/// One `rcu_read_under_write` repetition beyond its timed part (the reader under
-/// the writer).
-#[derive(Debug, Clone, Copy)]
-pub struct SharedRead {
-    /// The reader's ns per lookup in the segments of the repetition in which the
-    /// writer was paused (interleaved with the timed ones, on the same tree).
-    pub solo_ns: f64,
-    /// The writer's ns per store while the reader's timed lookups ran.
-    pub writer_ns: f64,
-}
-
-impl Rep {
-    /// A repetition that measured time and a checksum only.
-    pub fn timed(elapsed: Duration, checksum: u64) -> Rep {
-        Rep {
-            elapsed,
-            checksum,
-            node_bytes: None,
-            entries: 0,
-            shared: None,
-        }
-    }
-}
 
 /// `checksum(tree)`: wrapping sum of `first ^ last ^ value` over the entries in order.
 pub fn checksum<P: RangeMapUnderTest>(t: &P) -> u64 {

@@ -10,7 +10,7 @@ use maple_tree::MapleTree;
 
 use crate::expected::Expectations;
 use crate::measure::{self, median, Measurement, Outcome, Plan};
-use crate::peers;
+use crate::registry;
 use crate::report::{human_ns, render};
 use crate::workloads::{dup_copies, Case, Workload};
 
@@ -97,10 +97,10 @@ fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
 
 /// Runs the table at `ns` (and the seq_store comparison at `seq_n`).
 pub fn run(ns: &[u64], seq_n: u64, plan: Plan) -> (Vec<Row>, SeqRow) {
-    let maple = peers::by_name("maple").expect("maple");
-    let noappend = peers::by_name("maple-noappend").expect("maple-noappend");
+    let maple = registry::by_name("maple").expect("maple");
+    let noappend = registry::by_name("maple-noappend").expect("maple-noappend");
     let mut exp = Expectations::default();
-    let mut one = |imp: &peers::Impl, case: Case, between: &mut dyn FnMut()| -> Measurement {
+    let mut one = |imp: &registry::Impl, case: Case, between: &mut dyn FnMut()| -> Measurement {
         let e = exp.get(&case);
         let label = format!(
             "fork-table {} n={} impl={}",

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::expected::Source;
 use crate::measure::{Measurement, Outcome, Plan, SharedTiming, Timing};
-use crate::peers::Impl;
+use crate::registry::Impl;
 use crate::timer::TOGGLE_PATTERN;
 use crate::workloads::Case;
 

@@ -3,7 +3,8 @@
 //! address-space workloads on maple-mm, plus the RCU benchmark; it checks every
 //! checksum, and prints BENCHMARKS.md's one-line format and tables (the ratio table,
 //! fork by VMA count and per GiB, RCU readers under a writer); `maple fork-table`
-//! prints the dup / rebuild / memcpy table; `maple capture` records a real
+//! prints the dup / rebuild / memcpy table; both draw SVG charts with `--plot DIR`
+//! (the `plot` module); `maple capture` records a real
 //! program's memory system calls and layouts under strace, and `maple replay`
 //! replays them on maple-mm and compares (see the `capture` and `replay`
 //! modules).
@@ -20,8 +21,13 @@ mod measure;
 mod mm;
 mod mm_workloads;
 mod peers;
+mod plot;
+mod published;
+mod range_map;
 mod rcu;
 mod reference;
+mod registry;
+mod rep;
 mod replay;
 mod report;
 mod rng;
@@ -185,6 +191,12 @@ struct Common {
     /// measurement is excluded with its projected time. Default: 600, or 30 with --quick.
     #[arg(long)]
     budget: Option<u64>,
+    /// Also draw the results as SVG charts into this directory (created if missing):
+    /// `bench`, one per workload (ns/op and, with `--count instructions`,
+    /// instructions/op of every implementation, against N where N varies);
+    /// `fork-table`, `fork_table.svg` and `fork_rate.svg`.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -234,17 +246,17 @@ fn parse_workloads(names: &[String]) -> Result<Vec<Workload>, String> {
     Ok(out)
 }
 
-fn parse_impls(names: &[String]) -> Result<Vec<&'static peers::Impl>, String> {
+fn parse_impls(names: &[String]) -> Result<Vec<&'static registry::Impl>, String> {
     if names.is_empty() {
-        return Ok(peers::IMPLS.iter().filter(|i| i.default).collect());
+        return Ok(registry::IMPLS.iter().filter(|i| i.default).collect());
     }
-    let mut out: Vec<&'static peers::Impl> = Vec::new();
+    let mut out: Vec<&'static registry::Impl> = Vec::new();
     for n in names {
         if n == "all" {
-            return Ok(peers::IMPLS.iter().collect());
+            return Ok(registry::IMPLS.iter().collect());
         }
-        let i = peers::by_name(n.trim()).ok_or_else(|| {
-            let all: Vec<&str> = peers::IMPLS.iter().map(|i| i.name).collect();
+        let i = registry::by_name(n.trim()).ok_or_else(|| {
+            let all: Vec<&str> = registry::IMPLS.iter().map(|i| i.name).collect();
             format!("unknown implementation {n:?}; known: {}", all.join(", "))
         })?;
         if !out.iter().any(|o| o.name == i.name) {
@@ -333,19 +345,27 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
     if a.child {
         return bench_child(&a, &pairs, plan);
     }
+    if let Some(dir) = &a.common.plot {
+        plot::prepare_dir(dir)?;
+    }
     let isolation = bench::Isolation {
         fresh_process: !a.in_process,
         count_instructions: a.count == Some(CountKind::Instructions),
     };
     let ms = bench::run_isolated(&cases, &impls, plan, isolation);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();
-    Ok(finish(&ms, &names, &a.common.format, plan.reps, ""))
+    let code = finish(&ms, &names, &a.common.format, plan.reps, "");
+    if let Some(dir) = &a.common.plot {
+        let charts = plot::bench_charts(&ms, dir)?;
+        eprintln!("wrote {} chart(s) to {}", charts.len(), dir.display());
+    }
+    Ok(code)
 }
 
 /// `maple bench --child`: one pair, measured here, printed as JSON.
 fn bench_child(
     a: &BenchArgs,
-    pairs: &[(Case, &'static peers::Impl)],
+    pairs: &[(Case, &'static registry::Impl)],
     plan: Plan,
 ) -> Result<ExitCode, String> {
     let [(case, imp)] = pairs else {
@@ -393,6 +413,9 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
         n: seq_n,
         q: None,
     }])?;
+    if let Some(dir) = &a.common.plot {
+        plot::prepare_dir(dir)?;
+    }
     let plan = plan(&a.common, a.quick);
     let (rows, seq) = fork_table::run(&ns, seq_n, plan);
     let ms = fork_table::measurements(&rows, &seq);
@@ -416,6 +439,10 @@ fn cmd_fork_table(a: ForkArgs) -> Result<ExitCode, String> {
         );
         eprint!("{}", report::lines(&failures));
         code = ExitCode::FAILURE;
+    }
+    if let Some(dir) = &a.common.plot {
+        let charts = plot::fork_table_charts(&rows, dir)?;
+        eprintln!("wrote {} chart(s) to {}", charts.len(), dir.display());
     }
     Ok(code)
 }
@@ -483,7 +510,7 @@ fn cmd_list() -> ExitCode {
         for w in Workload::ALL.into_iter().filter(|w| w.provider() == p) {
             let q = w.default_q().map(|q| format!(" Q {q}")).unwrap_or_default();
             let qq = w.quick_q().map(|q| format!(" Q {q}")).unwrap_or_default();
-            let imps: Vec<&str> = peers::IMPLS
+            let imps: Vec<&str> = registry::IMPLS
                 .iter()
                 .filter(|i| (i.domain)(w))
                 .map(|i| i.name)
@@ -499,7 +526,7 @@ fn cmd_list() -> ExitCode {
         println!();
     }
     println!("implementations:");
-    for i in peers::IMPLS {
+    for i in registry::IMPLS {
         let d = if i.default {
             ""
         } else {
@@ -745,7 +772,7 @@ mod tests {
     /// A wrong checksum of an address-space workload fails the measurement.
     #[test]
     fn a_wrong_address_space_checksum_is_a_mismatch() {
-        let imp = peers::by_name("mm-cowpte").unwrap();
+        let imp = registry::by_name("mm-cowpte").unwrap();
         let case = Case {
             workload: Workload::FirstWrite,
             n: 64,

@@ -5,9 +5,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use crate::alloc_count;
-use crate::bodies::{Rep, Session, SharedRead};
 use crate::expected::Source;
-use crate::peers::Impl;
+use crate::registry::Impl;
+use crate::rep::{Rep, Session, SharedRead};
 use crate::workloads::{Case, Workload};
 
 /// How to measure.
@@ -314,7 +314,7 @@ pub fn fmt_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::peers::Impl;
+    use crate::registry::Impl;
 
     fn fake(run: fn(&Case) -> Rep) -> Impl {
         Impl {

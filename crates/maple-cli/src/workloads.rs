@@ -1,5 +1,6 @@
 //! The workload registry: every workload of BENCHMARKS.md, plus the RCU
-//! benchmark, its tree kind, its sizes, and who provides it. The bodies (what is
+//! benchmark, its tree kind, its sizes, and who provides it, one row per
+//! workload ([`Workload::spec`]). The bodies (what is
 //! timed) are in `bodies.rs` (range maps), `mm.rs` (address spaces) and `rcu.rs`.
 
 use std::fmt;
@@ -31,17 +32,6 @@ pub enum Workload {
     RcuReadUnderWrite,
     /// `overwrite` through the RCU writer (`impl=maple-rcu`) or the plain tree.
     RcuWrite,
-}
-
-/// Which kind of tree a workload builds (BENCHMARKS.md's "tree" column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeKind {
-    /// No gap tracking.
-    Regular,
-    /// Gap tracking on (MT_FLAGS_ALLOC_RANGE).
-    Alloc,
-    /// Not a tree workload (an address-space workload).
-    AddressSpace,
 }
 
 /// Who runs a workload: the groups of workloads, each with its own
@@ -83,6 +73,135 @@ pub const FORK_VMAS_NS: [u64; 11] = [
 /// `fork_vmas` with `--quick`: both ends of the table and two points between.
 pub const QUICK_FORK_VMAS_NS: [u64; 4] = [21, 821, 12821, 51221];
 
+/// What ns/op divides by (WORKLOADS.md's "ns/op divides by" column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Divisor {
+    /// N.
+    N,
+    /// 10·N (`iter`: ten full iterations).
+    TenN,
+    /// Q.
+    Q,
+    /// R = max(1, 2000000 / N) copies ([`dup_copies`]).
+    DupCopies,
+    /// R = max(3, 200000 / N) forks ([`fork_vmas_forks`]).
+    ForkVmasForks,
+    /// A fixed count.
+    Fixed(u64),
+}
+
+/// Everything the harness knows about one workload, in one place: adding a
+/// workload is a variant, its row in [`Workload::spec`], its timed part (in
+/// `bodies.rs`, `mm.rs` or `rcu.rs`) and its checksum (`reference.rs`).
+struct Spec {
+    /// The name used on the command line and in the output.
+    name: &'static str,
+    provider: Provider,
+    /// Default N values (WORKLOADS.md, "Default sizes").
+    ns: &'static [u64],
+    /// Default Q; `None` for a workload without one.
+    q: Option<u64>,
+    /// `--quick` N values: small enough that every workload against every
+    /// implementation finishes in about two minutes on two cores.
+    quick_ns: &'static [u64],
+    /// `--quick` Q.
+    quick_q: Option<u64>,
+    divisor: Divisor,
+    /// What one operation is (chart labels: "ns per lookup").
+    op: &'static str,
+    /// What N counts (chart labels).
+    n_counts: &'static str,
+    /// The WORKLOADS.md workload whose checksum this one reproduces at the same
+    /// (N, Q), if another.
+    checksum_of: Option<Workload>,
+    /// Whether a run's checksum is determined by (N, Q).
+    deterministic: bool,
+}
+
+/// A tree workload of WORKLOADS.md at N = 1,000,000 (`--quick` 200,000).
+const fn tree_spec(
+    name: &'static str,
+    q: Option<(u64, u64)>,
+    divisor: Divisor,
+    op: &'static str,
+) -> Spec {
+    Spec {
+        name,
+        provider: Provider::RangeMaps,
+        ns: &[1_000_000],
+        q: match q {
+            Some((q, _)) => Some(q),
+            None => None,
+        },
+        quick_ns: &[200_000],
+        quick_q: match q {
+            Some((_, quick)) => Some(quick),
+            None => None,
+        },
+        divisor,
+        op,
+        n_counts: "entries",
+        checksum_of: None,
+        deterministic: true,
+    }
+}
+
+/// A gap workload: N = 100,000 (`--quick` 20,000), Q = 1,000,000 (200,000).
+const fn gap_spec(name: &'static str) -> Spec {
+    Spec {
+        ns: &[100_000],
+        quick_ns: &[20_000],
+        ..tree_spec(name, Some((1_000_000, 200_000)), Divisor::Q, "query")
+    }
+}
+
+/// `dup` or `rebuild`: every N of the fork table.
+const fn copy_spec(name: &'static str) -> Spec {
+    Spec {
+        ns: &FORK_TABLE_NS,
+        quick_ns: &[21, 821, 12821, 100_000],
+        ..tree_spec(name, None, Divisor::DupCopies, "copy")
+    }
+}
+
+/// An address-space workload (maple-mm).
+const fn mm_spec(
+    name: &'static str,
+    ns: &'static [u64],
+    quick_ns: &'static [u64],
+    divisor: Divisor,
+    op: &'static str,
+    n_counts: &'static str,
+) -> Spec {
+    Spec {
+        name,
+        provider: Provider::MapleMm,
+        ns,
+        q: None,
+        quick_ns,
+        quick_q: None,
+        divisor,
+        op,
+        n_counts,
+        checksum_of: None,
+        deterministic: true,
+    }
+}
+
+/// An RCU workload: a regular tree of N = 1,000,000 (`--quick` 200,000), Q
+/// operations.
+const fn rcu_spec(name: &'static str, q: (u64, u64), op: &'static str) -> Spec {
+    Spec {
+        provider: Provider::Rcu,
+        ..tree_spec(name, Some(q), Divisor::Q, op)
+    }
+}
+
+/// The lookups' Q: 10,000,000 (`--quick` 2,000,000).
+const LOOKUP_Q: (u64, u64) = (10_000_000, 2_000_000);
+/// The stores' Q: 1,000,000 (`--quick` 200,000).
+const STORE_Q: (u64, u64) = (1_000_000, 200_000);
+
 impl Workload {
     /// Every workload, in BENCHMARKS.md's order, then the RCU benchmark.
     pub const ALL: [Workload; 18] = [
@@ -106,28 +225,68 @@ impl Workload {
         Workload::RcuWrite,
     ];
 
+    /// Everything about the workload: one row per workload.
+    fn spec(self) -> Spec {
+        use Divisor::*;
+        match self {
+            Workload::SeqStore => tree_spec("seq_store", None, N, "store"),
+            Workload::RandStore => tree_spec("rand_store", None, N, "store"),
+            Workload::Load => tree_spec("load", Some(LOOKUP_Q), Q, "lookup"),
+            Workload::Iter => tree_spec("iter", None, TenN, "entry"),
+            Workload::Erase => tree_spec("erase", None, N, "erase"),
+            Workload::Overwrite => tree_spec("overwrite", Some(STORE_Q), Q, "store"),
+            Workload::Dup => copy_spec("dup"),
+            Workload::Rebuild => copy_spec("rebuild"),
+            Workload::GapRev => gap_spec("gap_rev"),
+            Workload::GapFwd => gap_spec("gap_fwd"),
+            Workload::GapWinRev => gap_spec("gap_win_rev"),
+            Workload::GapWinFwd => gap_spec("gap_win_fwd"),
+            Workload::ForkVmas => mm_spec(
+                "fork_vmas",
+                &FORK_VMAS_NS,
+                &QUICK_FORK_VMAS_NS,
+                ForkVmasForks,
+                "fork",
+                "VMAs",
+            ),
+            // `--quick` keeps 1 GiB: its setup takes about a second, and
+            // WORKLOADS.md's `next() % 262144` is defined for it.
+            Workload::ForkGb => mm_spec(
+                "fork_gb",
+                &[262_144],
+                &[262_144],
+                Fixed(16),
+                "fork",
+                "pages",
+            ),
+            Workload::FirstWrite => mm_spec(
+                "first_write",
+                &[262_144],
+                &[262_144],
+                Fixed(1024),
+                "write",
+                "pages",
+            ),
+            Workload::RcuRead => Spec {
+                checksum_of: Some(Workload::Load),
+                ..rcu_spec("rcu_read", LOOKUP_Q, "lookup")
+            },
+            // What the reader sees depends on how far the writer has got; every
+            // value it reads is checked instead (`rcu.rs`).
+            Workload::RcuReadUnderWrite => Spec {
+                deterministic: false,
+                ..rcu_spec("rcu_read_under_write", LOOKUP_Q, "lookup")
+            },
+            Workload::RcuWrite => Spec {
+                checksum_of: Some(Workload::Overwrite),
+                ..rcu_spec("rcu_write", STORE_Q, "store")
+            },
+        }
+    }
+
     /// The name used on the command line and in the output.
     pub fn name(self) -> &'static str {
-        match self {
-            Workload::SeqStore => "seq_store",
-            Workload::RandStore => "rand_store",
-            Workload::Load => "load",
-            Workload::Iter => "iter",
-            Workload::Erase => "erase",
-            Workload::Overwrite => "overwrite",
-            Workload::Dup => "dup",
-            Workload::Rebuild => "rebuild",
-            Workload::GapRev => "gap_rev",
-            Workload::GapFwd => "gap_fwd",
-            Workload::GapWinRev => "gap_win_rev",
-            Workload::GapWinFwd => "gap_win_fwd",
-            Workload::ForkVmas => "fork_vmas",
-            Workload::ForkGb => "fork_gb",
-            Workload::FirstWrite => "first_write",
-            Workload::RcuRead => "rcu_read",
-            Workload::RcuReadUnderWrite => "rcu_read_under_write",
-            Workload::RcuWrite => "rcu_write",
-        }
+        self.spec().name
     }
 
     /// The workload called `name`.
@@ -135,143 +294,69 @@ impl Workload {
         Workload::ALL.into_iter().find(|w| w.name() == name)
     }
 
-    /// The kind of tree the workload builds.
-    pub fn tree(self) -> TreeKind {
-        match self {
-            Workload::SeqStore
-            | Workload::RandStore
-            | Workload::Load
-            | Workload::Iter
-            | Workload::Erase
-            | Workload::Overwrite
-            | Workload::RcuRead
-            | Workload::RcuReadUnderWrite
-            | Workload::RcuWrite => TreeKind::Regular,
-            Workload::Dup
-            | Workload::Rebuild
-            | Workload::GapRev
-            | Workload::GapFwd
-            | Workload::GapWinRev
-            | Workload::GapWinFwd => TreeKind::Alloc,
-            Workload::ForkVmas | Workload::ForkGb | Workload::FirstWrite => TreeKind::AddressSpace,
-        }
-    }
-
     /// Who runs it.
     pub fn provider(self) -> Provider {
-        match self {
-            Workload::RcuRead | Workload::RcuReadUnderWrite | Workload::RcuWrite => Provider::Rcu,
-            _ if self.tree() == TreeKind::AddressSpace => Provider::MapleMm,
-            _ => Provider::RangeMaps,
-        }
+        self.spec().provider
     }
 
     /// The BENCHMARKS.md workload whose checksum this one reproduces at the same
     /// (N, Q): `rcu_read` is `load`'s lookups, `rcu_write` is `overwrite`.
     pub fn checksum_of(self) -> Workload {
-        match self {
-            Workload::RcuRead => Workload::Load,
-            Workload::RcuWrite => Workload::Overwrite,
-            w => w,
-        }
+        self.spec().checksum_of.unwrap_or(self)
     }
 
     /// Whether a run's checksum is determined by (N, Q). Not for
     /// `rcu_read_under_write`: what the reader sees depends on how far the writer
     /// has got; every value it reads is checked instead (`rcu.rs`).
     pub fn deterministic(self) -> bool {
-        self != Workload::RcuReadUnderWrite
+        self.spec().deterministic
     }
 
     /// Whether the workload has a Q (a number of queries separate from N).
     pub fn has_q(self) -> bool {
-        matches!(
-            self,
-            Workload::Load
-                | Workload::Overwrite
-                | Workload::GapRev
-                | Workload::GapFwd
-                | Workload::GapWinRev
-                | Workload::GapWinFwd
-                | Workload::RcuRead
-                | Workload::RcuReadUnderWrite
-                | Workload::RcuWrite
-        )
+        self.spec().q.is_some()
     }
 
     /// The default N values (BENCHMARKS.md, "Default sizes").
     pub fn default_ns(self) -> Vec<u64> {
-        match self {
-            Workload::Dup | Workload::Rebuild => FORK_TABLE_NS.to_vec(),
-            Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
-                vec![100_000]
-            }
-            Workload::ForkVmas => FORK_VMAS_NS.to_vec(),
-            Workload::ForkGb | Workload::FirstWrite => vec![262_144],
-            _ => vec![1_000_000],
-        }
+        self.spec().ns.to_vec()
     }
 
     /// The default Q, for workloads that have one.
     pub fn default_q(self) -> Option<u64> {
-        match self {
-            Workload::Load | Workload::RcuRead | Workload::RcuReadUnderWrite => Some(10_000_000),
-            Workload::Overwrite
-            | Workload::RcuWrite
-            | Workload::GapRev
-            | Workload::GapFwd
-            | Workload::GapWinRev
-            | Workload::GapWinFwd => Some(1_000_000),
-            _ => None,
-        }
+        self.spec().q
     }
 
     /// `--quick` sizes: small enough that every workload against every
     /// implementation finishes in about two minutes on two cores.
     pub fn quick_ns(self) -> Vec<u64> {
-        match self {
-            Workload::Dup | Workload::Rebuild => vec![21, 821, 12821, 100_000],
-            Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
-                vec![20_000]
-            }
-            Workload::ForkVmas => QUICK_FORK_VMAS_NS.to_vec(),
-            // 1 GiB still: its setup takes about a second, and BENCHMARKS.md's
-            // `next() % 262144` is defined for it.
-            Workload::ForkGb | Workload::FirstWrite => vec![262_144],
-            _ => vec![200_000],
-        }
+        self.spec().quick_ns.to_vec()
     }
 
     /// `--quick` Q.
     pub fn quick_q(self) -> Option<u64> {
-        match self {
-            Workload::Load | Workload::RcuRead | Workload::RcuReadUnderWrite => Some(2_000_000),
-            Workload::Overwrite | Workload::RcuWrite => Some(200_000),
-            Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
-                Some(200_000)
-            }
-            _ => None,
-        }
+        self.spec().quick_q
+    }
+
+    /// What one operation of the ns/op figure is (for chart labels).
+    pub fn op_name(self) -> &'static str {
+        self.spec().op
+    }
+
+    /// What N counts (for chart labels).
+    pub fn n_name(self) -> &'static str {
+        self.spec().n_counts
     }
 
     /// What the ns/op figure divides by, for a run of size (n, q).
     pub fn ops(self, n: u64, q: u64) -> u64 {
-        match self {
-            Workload::SeqStore | Workload::RandStore | Workload::Erase => n,
-            Workload::Iter => 10 * n,
-            Workload::Load
-            | Workload::Overwrite
-            | Workload::GapRev
-            | Workload::GapFwd
-            | Workload::GapWinRev
-            | Workload::GapWinFwd
-            | Workload::RcuRead
-            | Workload::RcuReadUnderWrite
-            | Workload::RcuWrite => q,
-            Workload::Dup | Workload::Rebuild => dup_copies(n),
-            Workload::ForkVmas => fork_vmas_forks(n),
-            Workload::ForkGb => 16,
-            Workload::FirstWrite => 1024,
+        match self.spec().divisor {
+            Divisor::N => n,
+            Divisor::TenN => 10 * n,
+            Divisor::Q => q,
+            Divisor::DupCopies => dup_copies(n),
+            Divisor::ForkVmasForks => fork_vmas_forks(n),
+            Divisor::Fixed(k) => k,
         }
     }
 }
@@ -291,6 +376,9 @@ impl fmt::Display for Workload {
         f.write_str(self.name())
     }
 }
+
+/// Whether an implementation runs a workload, and if not, why.
+pub type Support = Result<(), &'static str>;
 
 /// One measurement point: a workload at a size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -358,6 +446,36 @@ mod tests {
             .iter()
             .filter(|w| **w != Workload::RcuReadUnderWrite)
             .all(|w| w.deterministic()));
+    }
+
+    /// What ns/op divides by, for every workload (WORKLOADS.md's column).
+    #[test]
+    fn every_workload_divides_by_its_own_count() {
+        let got: Vec<(&str, u64)> = Workload::ALL
+            .iter()
+            .map(|w| (w.name(), w.ops(1000, 7)))
+            .collect();
+        let want = [
+            ("seq_store", 1000),
+            ("rand_store", 1000),
+            ("load", 7),
+            ("iter", 10_000),
+            ("erase", 1000),
+            ("overwrite", 7),
+            ("dup", 2000),
+            ("rebuild", 2000),
+            ("gap_rev", 7),
+            ("gap_fwd", 7),
+            ("gap_win_rev", 7),
+            ("gap_win_fwd", 7),
+            ("fork_vmas", 200),
+            ("fork_gb", 16),
+            ("first_write", 1024),
+            ("rcu_read", 7),
+            ("rcu_read_under_write", 7),
+            ("rcu_write", 7),
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::gap_scan::{first_fit, last_fit};
-use super::{Dir, RangeMapUnderTest};
+use crate::range_map::{Dir, RangeMapUnderTest};
 
 /// `BTreeMap<start, (end, value)>`.
 #[derive(Clone, Default)]

@@ -2,7 +2,7 @@
 
 use maple_tree::MapleTree;
 
-use super::{Dir, RangeMapUnderTest};
+use crate::range_map::{Dir, RangeMapUnderTest};
 
 /// `MapleTree<u64>`, used through its public API.
 pub struct Maple(pub MapleTree<u64>);

@@ -8,7 +8,7 @@ use nodit::interval::ii;
 use nodit::{Interval, NoditMap};
 
 use super::gap_scan::last_fit;
-use super::{Dir, RangeMapUnderTest};
+use crate::range_map::{Dir, RangeMapUnderTest};
 
 /// `NoditMap<u64, Interval<u64>, u64>`.
 #[derive(Clone)]

@@ -23,8 +23,9 @@
 use rangemap::RangeInclusiveMap;
 
 use super::gap_scan::last_fit;
-use super::{Dir, RangeMapUnderTest};
-use crate::bodies::{self, Rep};
+use crate::bodies;
+use crate::range_map::{Dir, RangeMapUnderTest};
+use crate::rep::Rep;
 use crate::workloads::{Case, Workload};
 
 pub const ABOUT: &str = "rangemap::RangeInclusiveMap<u64, V>; V = u64, or (value, store serial) \

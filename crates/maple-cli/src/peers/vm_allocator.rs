@@ -24,8 +24,8 @@
 
 use vm_allocator::{AddressAllocator, AllocPolicy};
 
-use super::{Dir, RangeMapUnderTest, Support};
-use crate::workloads::Workload;
+use crate::range_map::{Dir, RangeMapUnderTest};
+use crate::workloads::{Support, Workload};
 
 pub const ABOUT: &str = "vm_allocator::AddressAllocator (gap workloads only): \
      query = allocate(size, align 1, LastMatch/FirstMatch) then free";

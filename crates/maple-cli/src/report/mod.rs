@@ -9,6 +9,9 @@ use crate::expected::Source;
 use crate::measure::{Measurement, Outcome};
 use crate::workloads::{Case, Provider, Workload};
 
+mod mm;
+mod rcu;
+
 /// Output format of `maple bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -144,9 +147,9 @@ pub fn tables(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) -
     if !tree.is_empty() {
         parts.push(table(&tree, &tree_impls, reps, markdown));
     }
-    parts.push(crate::mm::fork_vmas_table(ms, markdown));
-    parts.push(crate::mm::fork_gb_table(ms, markdown));
-    parts.push(crate::rcu::table(ms, markdown));
+    parts.push(mm::fork_vmas_table(ms, markdown));
+    parts.push(mm::fork_gb_table(ms, markdown));
+    parts.push(rcu::table(ms, markdown));
     let others: Vec<Measurement> = ms
         .iter()
         .filter(|m| m.case.workload.provider() != Provider::RangeMaps && m.is_failure())
