@@ -1,8 +1,8 @@
 //! The address-space workloads of BENCHMARKS.md ("Address-space workloads") on the
 //! maple-mm crate, as the registry's `mm-*` implementations run them: which
 //! workloads each strategy runs, and one measurement's repetitions on a shared
-//! setup. Their tables (seed 000's fork rates, seed 004's fork latency per GiB) are
-//! in `report/mm.rs`.
+//! setup. Their tables (the `__mt_dup` series' fork rates, the COW PTE series'
+//! fork latency per GiB) are in `report/mm.rs`.
 //!
 //! The workloads themselves are in `mm_workloads.rs`: its setups
 //! (`vmas_parent`, `gb_parent`) are built once per measurement, untimed, and each

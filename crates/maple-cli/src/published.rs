@@ -6,7 +6,7 @@
 /// maple tree in dup_mmap()"): forks per
 /// 10 s against the number of VMAs, next-20231006 (before) and with the series
 /// (after), byte-unixbench's `spawn` modified for N VMAs, CPU-bound.
-pub const SEED_FORKS_PER_10S: [(u64, u64, u64); 11] = [
+pub const MT_DUP_SERIES_FORKS_PER_10S: [(u64, u64, u64); 11] = [
     (21, 112_100, 114_558),
     (121, 76_261, 83_067),
     (221, 54_227, 65_008),
@@ -20,9 +20,10 @@ pub const SEED_FORKS_PER_10S: [(u64, u64, u64); 11] = [
     (51221, 393, 599),
 ];
 
-/// ANCHORS.md: real `fork()` on Linux 6.18 on this project's machine class, forks
-/// per 10 s (approximate) with each page written, against the VMA count (the
-/// anchor's counts are the seed's N + 3: 24, 124, .., 51224).
+/// BENCHMARKS.md, "Kernel reference numbers": real `fork()` on Linux 6.18 on this
+/// project's machine class, forks per 10 s (approximate) with each page written,
+/// against the VMA count (measured at the `__mt_dup` series' N + 3: 24, 124, ..,
+/// 51224).
 pub const LINUX_618_WRITTEN_PER_10S: [(u64, u64); 7] = [
     (21, 86_000),
     (121, 37_300),
@@ -33,10 +34,12 @@ pub const LINUX_618_WRITTEN_PER_10S: [(u64, u64); 7] = [
     (51221, 75),
 ];
 
-/// Seed 004: fork latency per GiB on the seed's machine (16 forks of a process
-/// with 32 GiB touched), base kernel and with the COW PTE series.
-pub const SEED_S_PER_GIB_BASE: f64 = 0.0044;
-/// Seed 004, the COW PTE kernel (no gain in that test).
-pub const SEED_S_PER_GIB_COWPTE: f64 = 0.0045;
-/// ANCHORS.md: real fork on Linux 6.18 on this machine class, s per GiB.
+/// The "Introduce Copy-On-Write to Page Table" series (v4 discussion): fork
+/// latency per GiB on the reviewer's machine (16 forks of a process with 32 GiB
+/// touched), base kernel and with the series.
+pub const COW_PTE_SERIES_S_PER_GIB_BASE: f64 = 0.0044;
+/// The same, on the COW PTE kernel (no gain in that test).
+pub const COW_PTE_SERIES_S_PER_GIB_COWPTE: f64 = 0.0045;
+/// BENCHMARKS.md, "Kernel reference numbers": real fork on Linux 6.18 on this
+/// machine class, s per GiB.
 pub const LINUX_618_S_PER_GIB: (f64, f64) = (0.0136, 0.0160);

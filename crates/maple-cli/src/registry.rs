@@ -117,7 +117,7 @@ pub const IMPLS: &[Impl] = &[
     },
     Impl {
         name: "mm-insert",
-        about: "maple-mm fork: each VMA inserted into an empty tree, append path off (before seeds 000, 002)",
+        about: "maple-mm fork: each VMA inserted into an empty tree, append path off (before mas_wr_append and __mt_dup)",
         default: true,
         domain: mm::tree_workloads,
         support: all_supported,
@@ -126,7 +126,7 @@ pub const IMPLS: &[Impl] = &[
     },
     Impl {
         name: "mm-append",
-        about: "maple-mm fork: VMAs stored in order with the append fast path (seed 002)",
+        about: "maple-mm fork: VMAs stored in order with the append fast path (mas_wr_append)",
         default: true,
         domain: mm::tree_workloads,
         support: all_supported,
@@ -135,7 +135,7 @@ pub const IMPLS: &[Impl] = &[
     },
     Impl {
         name: "mm-dup",
-        about: "maple-mm fork: the VMA tree duplicated with a value map (__mt_dup, seed 000)",
+        about: "maple-mm fork: the VMA tree duplicated with a value map (__mt_dup)",
         default: true,
         domain: mm::tree_workloads,
         support: all_supported,
@@ -153,7 +153,7 @@ pub const IMPLS: &[Impl] = &[
     },
     Impl {
         name: "mm-cowpte",
-        about: "maple-mm fork: whole PTE tables shared copy-on-write (seed 004)",
+        about: "maple-mm fork: whole PTE tables shared copy-on-write (the proposed Copy-On-Write to Page Table series)",
         default: true,
         domain: mm::page_table_workloads,
         support: all_supported,

@@ -73,7 +73,7 @@ pub const FORK_VMAS_NS: [u64; 11] = [
 /// `fork_vmas` with `--quick`: both ends of the table and two points between.
 pub const QUICK_FORK_VMAS_NS: [u64; 4] = [21, 821, 12821, 51221];
 
-/// What ns/op divides by (WORKLOADS.md's "ns/op divides by" column).
+/// What ns/op divides by (BENCHMARKS.md's "ns/op divides by" column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Divisor {
     /// N.
@@ -97,7 +97,7 @@ struct Spec {
     /// The name used on the command line and in the output.
     name: &'static str,
     provider: Provider,
-    /// Default N values (WORKLOADS.md, "Default sizes").
+    /// Default N values (BENCHMARKS.md, "Default sizes").
     ns: &'static [u64],
     /// Default Q; `None` for a workload without one.
     q: Option<u64>,
@@ -111,14 +111,14 @@ struct Spec {
     op: &'static str,
     /// What N counts (chart labels).
     n_counts: &'static str,
-    /// The WORKLOADS.md workload whose checksum this one reproduces at the same
+    /// The BENCHMARKS.md workload whose checksum this one reproduces at the same
     /// (N, Q), if another.
     checksum_of: Option<Workload>,
     /// Whether a run's checksum is determined by (N, Q).
     deterministic: bool,
 }
 
-/// A tree workload of WORKLOADS.md at N = 1,000,000 (`--quick` 200,000).
+/// A tree workload of BENCHMARKS.md at N = 1,000,000 (`--quick` 200,000).
 const fn tree_spec(
     name: &'static str,
     q: Option<(u64, u64)>,
@@ -250,7 +250,7 @@ impl Workload {
                 "VMAs",
             ),
             // `--quick` keeps 1 GiB: its setup takes about a second, and
-            // WORKLOADS.md's `next() % 262144` is defined for it.
+            // BENCHMARKS.md's `next() % 262144` is defined for it.
             Workload::ForkGb => mm_spec(
                 "fork_gb",
                 &[262_144],
@@ -448,7 +448,7 @@ mod tests {
             .all(|w| w.deterministic()));
     }
 
-    /// What ns/op divides by, for every workload (WORKLOADS.md's column).
+    /// What ns/op divides by, for every workload (BENCHMARKS.md's column).
     #[test]
     fn every_workload_divides_by_its_own_count() {
         let got: Vec<(&str, u64)> = Workload::ALL

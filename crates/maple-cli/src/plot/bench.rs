@@ -11,7 +11,7 @@ use plotters::style::RGBColor;
 
 use super::{bar_panel, impl_color, line_panel, svg_file, Area, Bar, Series, Unit, REFERENCE};
 use crate::measure::{Measurement, Outcome, Timing};
-use crate::published::{LINUX_618_WRITTEN_PER_10S, SEED_FORKS_PER_10S};
+use crate::published::{LINUX_618_WRITTEN_PER_10S, MT_DUP_SERIES_FORKS_PER_10S};
 use crate::workloads::Workload;
 
 /// What a panel shows.
@@ -170,7 +170,7 @@ fn kernel_fork_series() -> Vec<Series> {
         Series {
             label: "kernel fork before __mt_dup (cover letter)".into(),
             color: REFERENCE,
-            points: SEED_FORKS_PER_10S
+            points: MT_DUP_SERIES_FORKS_PER_10S
                 .iter()
                 .map(|&(n, before, _)| (n as f64, per_fork(before)))
                 .collect(),
@@ -179,7 +179,7 @@ fn kernel_fork_series() -> Vec<Series> {
         Series {
             label: "kernel fork with __mt_dup (cover letter)".into(),
             color: RGBColor(120, 120, 120),
-            points: SEED_FORKS_PER_10S
+            points: MT_DUP_SERIES_FORKS_PER_10S
                 .iter()
                 .map(|&(n, _, after)| (n as f64, per_fork(after)))
                 .collect(),

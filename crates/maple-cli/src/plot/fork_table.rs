@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::{color, line_panel, svg_file, Series, Unit, REFERENCE};
 use crate::fork_table::Row;
-use crate::published::SEED_FORKS_PER_10S;
+use crate::published::MT_DUP_SERIES_FORKS_PER_10S;
 
 /// Writes the two charts of `rows` into `dir` (which must exist); returns their paths.
 pub fn fork_table_charts(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -58,7 +58,7 @@ pub fn fork_table_charts(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, Strin
         } else {
             plotters::style::RGBColor(shade, shade, shade)
         },
-        points: SEED_FORKS_PER_10S
+        points: MT_DUP_SERIES_FORKS_PER_10S
             .iter()
             .map(|s| (s.0 as f64, pick(s) as f64 / 10.0))
             .collect(),
@@ -79,7 +79,7 @@ pub fn fork_table_charts(rows: &[Row], dir: &Path) -> Result<Vec<PathBuf>, Strin
         Series {
             label: "kernel: forks/s with / before __mt_dup".into(),
             color: REFERENCE,
-            points: SEED_FORKS_PER_10S
+            points: MT_DUP_SERIES_FORKS_PER_10S
                 .iter()
                 .map(|&(n, before, after)| (n as f64, after as f64 / before as f64))
                 .collect(),

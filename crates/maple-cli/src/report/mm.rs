@@ -1,7 +1,8 @@
-//! The address-space tables: seed 000's (forks per second against the VMA
-//! count, for the three ways fork builds the child's tree, beside the `__mt_dup`
-//! series' kernel numbers) and seed 004's (fork latency per GiB of touched memory,
-//! PTE copying vs shared PTE tables, and the first write after fork).
+//! The address-space tables: the `__mt_dup` series' (forks per second against
+//! the VMA count, for the three ways fork builds the child's tree, beside the
+//! series' kernel numbers) and the COW PTE series' (fork latency per GiB of
+//! touched memory, PTE copying vs shared PTE tables, and the first write after
+//! fork).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,8 +12,8 @@ use crate::measure::Measurement;
 use crate::mm::{gib, page_table_workloads};
 use crate::mm_workloads as mmb;
 use crate::published::{
-    LINUX_618_S_PER_GIB, LINUX_618_WRITTEN_PER_10S, SEED_FORKS_PER_10S, SEED_S_PER_GIB_BASE,
-    SEED_S_PER_GIB_COWPTE,
+    COW_PTE_SERIES_S_PER_GIB_BASE, COW_PTE_SERIES_S_PER_GIB_COWPTE, LINUX_618_S_PER_GIB,
+    LINUX_618_WRITTEN_PER_10S, MT_DUP_SERIES_FORKS_PER_10S,
 };
 use crate::workloads::Workload;
 
@@ -47,8 +48,9 @@ fn met(x: f64, target: f64) -> &'static str {
     }
 }
 
-/// Seed 000's table for the model: forks per second against the VMA count for the
-/// three tree strategies, the ratios, and the seed's kernel numbers beside them.
+/// The `__mt_dup` series' fork table for the model: forks per second against the VMA
+/// count for the three tree strategies, the ratios, and the series' kernel numbers
+/// beside them.
 /// Empty when `ms` has no `fork_vmas` result.
 pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     let mut by_n: BTreeMap<u64, ()> = BTreeMap::new();
@@ -65,9 +67,9 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         "mm-dup",
         "dup/insert",
         "dup/append",
-        "seed before",
-        "seed after",
-        "seed after/before",
+        "series before",
+        "series after",
+        "series after/before",
         "Linux 6.18 here",
     ]
     .map(String::from)
@@ -77,7 +79,7 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         let ns = |imp| ns_of(ms, Workload::ForkVmas, Some(n), imp);
         let (ins, app, dup) = (ns("mm-insert"), ns("mm-append"), ns("mm-dup"));
         let rate = |x: Option<f64>| x.map(|ns| 1e9 / ns);
-        let seed = SEED_FORKS_PER_10S.iter().find(|s| s.0 == n);
+        let series = MT_DUP_SERIES_FORKS_PER_10S.iter().find(|s| s.0 == n);
         let linux = LINUX_618_WRITTEN_PER_10S.iter().find(|s| s.0 == n);
         rows.push(vec![
             n.to_string(),
@@ -86,11 +88,14 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
             rate_cell(dup),
             ratio(rate(dup), rate(ins)),
             ratio(rate(dup), rate(app)),
-            seed.map(|s| grouped(s.1 as f64 / 10.0))
+            series
+                .map(|s| grouped(s.1 as f64 / 10.0))
                 .unwrap_or_else(|| "—".into()),
-            seed.map(|s| grouped(s.2 as f64 / 10.0))
+            series
+                .map(|s| grouped(s.2 as f64 / 10.0))
                 .unwrap_or_else(|| "—".into()),
-            seed.map(|s| format!("{:.2}×", s.2 as f64 / s.1 as f64))
+            series
+                .map(|s| format!("{:.2}×", s.2 as f64 / s.1 as f64))
                 .unwrap_or_else(|| "—".into()),
             linux
                 .map(|l| format!("~{}", grouped(l.1 as f64 / 10.0)))
@@ -98,7 +103,8 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         ]);
     }
     let mut out = String::from(
-        "fork_vmas — seed 000's table for the model: forks per second (fork + child exit) \
+        "fork_vmas — the __mt_dup series' fork table (\"fork: use __mt_dup() to duplicate \
+         maple tree in dup_mmap()\") for the model: forks per second (fork + child exit) \
          against the VMA count\n",
     );
     if markdown {
@@ -110,11 +116,11 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     }
     out.push_str(
         "forks/s = 1e9 / median ns per fork and child teardown (R = max(3, 200000/N) forks \
-         per repetition, page tables mm-copy). seed = seed 001's cover letter, forks per 10 s \
+         per repetition, page tables mm-copy). series = the __mt_dup series' cover letter, forks per 10 s \
          / 10: next-20231006, which already stored VMAs in order with the append path \
-         (≈ mm-append), vs the __mt_dup series (≈ mm-dup). Linux 6.18 here = ANCHORS.md, \
-         real fork with each page written, at N+3 VMAs. A kernel fork also creates a task \
-         and waits for its exit: compare the ratios (seed after/before with dup/append), \
+         (≈ mm-append), vs the __mt_dup series (≈ mm-dup). Linux 6.18 here = BENCHMARKS.md's \
+         kernel reference numbers, real fork with each page written, at N+3 VMAs. A kernel fork also creates a task \
+         and waits for its exit: compare the ratios (series after/before with dup/append), \
          not the rates.\n",
     );
     let big = *by_n.keys().next_back().expect("non-empty");
@@ -124,7 +130,7 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
         let x = i / d;
         let _ = writeln!(
             out,
-            "issue 6 target: mm-dup at least {TARGET_DUP_OVER_INSERT}× the fork rate of \
+            "Target: mm-dup at least {TARGET_DUP_OVER_INSERT}× the fork rate of \
              mm-insert at 51221 VMAs: {x:.2}× at {big} VMAs — {}.",
             if big == 51221 {
                 met(x, TARGET_DUP_OVER_INSERT)
@@ -136,9 +142,9 @@ pub fn fork_vmas_table(ms: &[Measurement], markdown: bool) -> String {
     out
 }
 
-/// Seed 004's experiment: fork latency per GiB for `mm-copy` and `mm-cowpte` with
-/// their ratio, the first write after fork for each, and the seed's and ANCHORS.md's
-/// figures. Empty when `ms` has no `fork_gb` or `first_write` result.
+/// The COW PTE series' experiment: fork latency per GiB for `mm-copy` and `mm-cowpte`
+/// with their ratio, the first write after fork for each, and the series' and
+/// BENCHMARKS.md's kernel figures. Empty when `ms` has no `fork_gb` or `first_write` result.
 pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
     let any = ms
         .iter()
@@ -178,7 +184,8 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
         ratio(fw("mm-copy"), fw("mm-cowpte")),
     ]);
     let mut out = format!(
-        "fork_gb, first_write — seed 004's experiment: fork of a process with {} of touched \
+        "fork_gb, first_write — the COW PTE series' experiment (\"Introduce Copy-On-Write to \
+         Page Table\"): fork of a process with {} of touched \
          anonymous memory ({pages} pages), 16 forks per repetition\n",
         if pages == mmb::GB_PAGES {
             "1 GiB".to_string()
@@ -196,10 +203,11 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
     let (lo, hi) = LINUX_618_S_PER_GIB;
     let _ = writeln!(
         out,
-        "Real fork, for comparison: seed 004's machine {SEED_S_PER_GIB_BASE} s/GiB (base \
-         kernel, 16 forks of a process with 32 GiB touched; {SEED_S_PER_GIB_COWPTE} with \
+        "Real fork, for comparison: the COW PTE series' v4 discussion \
+         {COW_PTE_SERIES_S_PER_GIB_BASE} s/GiB (base \
+         kernel, 16 forks of a process with 32 GiB touched; {COW_PTE_SERIES_S_PER_GIB_COWPTE} with \
          the COW PTE series: no gain in that test), Linux 6.18 on this machine class \
-         {lo}–{hi} s/GiB (ANCHORS.md). The model's fork builds only the VMA tree and the \
+         {lo}–{hi} s/GiB (BENCHMARKS.md). The model's fork builds only the VMA tree and the \
          page tables: no task, no TLB flush, no locks."
     );
     if let (Some(c), Some(w)) = (fork("mm-copy"), fork("mm-cowpte")) {
@@ -207,7 +215,7 @@ pub fn fork_gb_table(ms: &[Measurement], markdown: bool) -> String {
         let _ = writeln!(
             out,
             "mm-copy's fork is {:.1}× faster than Linux 6.18's real fork per GiB ({lo} s), \
-             mm-cowpte's {:.0}×. issue 6 target: mm-cowpte's fork latency per GiB at least \
+             mm-cowpte's {:.0}×. Target: mm-cowpte's fork latency per GiB at least \
              {TARGET_COPY_OVER_COWPTE}× below mm-copy's: {x:.0}× — {}.",
             lo * 1e9 * g / c,
             lo * 1e9 * g / w,

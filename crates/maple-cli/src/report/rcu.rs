@@ -100,7 +100,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "rcu_read, rcu_read_under_write — issue 4: one reader thread ({size}), alone and \
+            "rcu_read, rcu_read_under_write — lock-free readers (RCU mode): one reader thread ({size}), alone and \
              while a writer thread stores without pause"
         );
         if markdown {
@@ -122,7 +122,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         if let Some(k) = kept_main {
             let _ = writeln!(
                 out,
-                "issue 4 target: the reader keeps at least {:.0}% of its solo throughput while \
+                "Target: the reader keeps at least {:.0}% of its solo throughput while \
                  the writer runs: {:.1}% (maple-rcu) — {}.",
                 100.0 * TARGET_KEPT,
                 100.0 * k,
@@ -144,7 +144,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "rcu_write — issue 4: overwrite ({size}) through the RCU writer vs the plain tree, \
+            "rcu_write — RCU mode's writer: overwrite ({size}) through the RCU writer vs the plain tree, \
              no reader"
         );
         if markdown {
