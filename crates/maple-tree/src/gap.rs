@@ -64,12 +64,60 @@ pub(crate) fn node_gap(node: NodePtr) -> u64 {
     (0..node.count()).map(|i| node.gap(i)).max().unwrap_or(0)
 }
 
-/// What a gap search looks for: `size` absent indices inside `lo..=hi`.
+/// What a gap search looks for, as the walks below see it: a window, the
+/// free indices a range must have for its gap record to be worth a look,
+/// and where in a free range the fit starts.
+///
+/// The walks count on one promise: a free range wholly inside the window
+/// with `need` indices holds a fit. Where it breaks, the search starts over
+/// with the depth-first scan, so answers never depend on it; a search whose
+/// fits can fail even then (the tight pass of an aligned search) says so
+/// with `promised` and gets the scan straight away.
+pub(crate) trait Want: Copy {
+    /// The window `lo..=hi`.
+    fn window(&self) -> (u64, u64);
+    /// Free indices a range must have (before clipping) to be looked at.
+    fn need(&self) -> u64;
+    /// Whether every free range inside the window with `need` indices
+    /// holds a fit.
+    fn promised(&self) -> bool;
+    /// The nearest fit (the lowest, or with `REV` the highest start) inside
+    /// the free range `start..=end` clipped to the window.
+    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64>;
+}
+
+/// An unaligned search: `size` absent indices inside `lo..=hi`.
 #[derive(Clone, Copy)]
 pub(crate) struct GapQuery {
     pub(crate) size: u64,
     pub(crate) lo: u64,
     pub(crate) hi: u64,
+}
+
+impl Want for GapQuery {
+    #[inline(always)]
+    fn window(&self) -> (u64, u64) {
+        (self.lo, self.hi)
+    }
+
+    #[inline(always)]
+    fn need(&self) -> u64 {
+        self.size
+    }
+
+    #[inline(always)]
+    fn promised(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64> {
+        let (s, e) = (start.max(self.lo), end.min(self.hi));
+        if s > e || span(s, e) < self.size {
+            return None;
+        }
+        Some(if REV { e - (self.size - 1) } else { s })
+    }
 }
 
 /// A descent that the gap records promised came up empty: a concurrent
@@ -107,43 +155,44 @@ fn take_nearest<const REV: bool>(bits: &mut u32) -> usize {
     i
 }
 
-impl GapQuery {
-    /// The lowest (or, with `rev`, the highest) fit below `root`.
-    pub(crate) fn find(&self, root: NodePtr, rev: bool) -> Option<u64> {
-        if root.kind() != Kind::Range {
-            let fast = if rev {
-                self.near_edge::<true>(root)
-            } else {
-                self.near_edge::<false>(root)
-            };
-            if let Ok(found) = fast {
+/// The nearest fit for `want` below `root` (the lowest, or with `rev` the
+/// highest).
+pub(crate) fn search<W: Want>(want: W, root: NodePtr, rev: bool) -> Option<u64> {
+    let w = Walk(want);
+    if rev {
+        w.find::<true>(root)
+    } else {
+        w.find::<false>(root)
+    }
+}
+
+/// The walks of one search.
+struct Walk<W>(W);
+
+impl<W: Want> Walk<W> {
+    #[inline(always)]
+    fn find<const REV: bool>(&self, root: NodePtr) -> Option<u64> {
+        if self.0.promised() && root.kind() != Kind::Range {
+            if let Ok(found) = self.near_edge::<REV>(root) {
                 return found;
             }
         }
-        self.scan(root, 0, u64::MAX, rev)
-    }
-
-    /// The start of a fit (the lowest, or with `REV` the highest) inside the
-    /// free range `start..=end` clipped to the window.
-    #[inline(always)]
-    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64> {
-        let (s, e) = (start.max(self.lo), end.min(self.hi));
-        if s > e || span(s, e) < self.size {
-            return None;
-        }
-        Some(if REV { e - (self.size - 1) } else { s })
+        self.scan::<REV>(root, 0, u64::MAX)
     }
 
     /// Whether `s..=e` lies wholly inside the window.
     #[inline(always)]
     fn holds(&self, s: u64, e: u64) -> bool {
-        self.lo <= s && e <= self.hi
+        let (lo, hi) = self.0.window();
+        lo <= s && e <= hi
     }
 
     /// The walk along the near edge (see the module docs), from the root of
     /// an allocation tree.
     #[inline]
     fn near_edge<const REV: bool>(&self, root: NodePtr) -> Found {
+        let (lo, hi) = self.0.window();
+        let need = self.0.need();
         let (mut node, mut min, mut max) = (root, 0, u64::MAX);
         let mut fallback: Option<Fallback> = None;
         loop {
@@ -157,24 +206,24 @@ impl GapQuery {
             let count = n.count();
             // The child holding the near edge.
             let j = if REV {
-                if self.hi >= max {
+                if hi >= max {
                     count - 1
                 } else {
-                    n.slot_of_rev(self.hi)
+                    n.slot_of_rev(hi)
                 }
-            } else if self.lo <= min {
+            } else if lo <= min {
                 0
             } else {
-                n.slot_of(self.lo)
+                n.slot_of(lo)
             };
             let (s, e) = (n.slot_start(j, min), n.slot_end(j, max));
             // Siblings on the far side, up to the one holding the far edge.
-            let far_inside = if REV { s > self.lo } else { e < self.hi };
+            let far_inside = if REV { s > lo } else { e < hi };
             if far_inside {
                 let mut i = j;
                 while if REV { i > 0 } else { i + 1 < count } {
                     i = if REV { i - 1 } else { i + 1 };
-                    if n.gap(i) >= self.size {
+                    if n.gap(i) >= need {
                         fallback = Some(Fallback {
                             node: n,
                             slot: i,
@@ -184,16 +233,16 @@ impl GapQuery {
                         break;
                     }
                     let reaches = if REV {
-                        n.slot_start(i, min) <= self.lo
+                        n.slot_start(i, min) <= lo
                     } else {
-                        n.slot_end(i, max) >= self.hi
+                        n.slot_end(i, max) >= hi
                     };
                     if reaches {
                         break;
                     }
                 }
             }
-            if n.gap(j) < self.size {
+            if n.gap(j) < need {
                 break;
             }
             if self.holds(s, e) {
@@ -219,6 +268,7 @@ impl GapQuery {
     /// The nearest fit in a leaf covering `min..=max`, clipped to the window.
     #[inline(always)]
     fn leaf<const REV: bool>(&self, n: &Snap, min: u64, max: u64) -> Option<u64> {
+        let (lo, hi) = self.0.window();
         let mut absent = absent_bits(n);
         while absent != 0 {
             let i = take_nearest::<REV>(&mut absent);
@@ -226,9 +276,9 @@ impl GapQuery {
             // Slots beyond the near edge are skipped; past the far edge the
             // search is over.
             let (before, past) = if REV {
-                (s > self.hi, e < self.lo)
+                (s > hi, e < lo)
             } else {
-                (e < self.lo, s > self.hi)
+                (e < lo, s > hi)
             };
             if past {
                 return None;
@@ -236,7 +286,7 @@ impl GapQuery {
             if before {
                 continue;
             }
-            if let Some(found) = self.fit::<REV>(s, e) {
+            if let Some(found) = self.0.fit::<REV>(s, e) {
                 return Some(found);
             }
         }
@@ -249,6 +299,7 @@ impl GapQuery {
     /// enough.
     #[inline]
     fn inside<const REV: bool>(&self, mut node: NodePtr, mut min: u64, mut max: u64) -> Found {
+        let need = self.0.need();
         loop {
             let n = node.snap();
             let count = n.count();
@@ -257,13 +308,13 @@ impl GapQuery {
                 while absent != 0 {
                     let i = take_nearest::<REV>(&mut absent);
                     let (s, e) = (n.slot_start(i, min), n.slot_end(i, max));
-                    if span(s, e) >= self.size {
-                        return Ok(Some(if REV { e - (self.size - 1) } else { s }));
+                    if span(s, e) >= need {
+                        return self.0.fit::<REV>(s, e).map(Some).ok_or(Raced);
                     }
                 }
                 return Err(Raced);
             }
-            let fits = |&i: &usize| n.gap(i) >= self.size;
+            let fits = |&i: &usize| n.gap(i) >= need;
             let i = if REV {
                 (0..count).rev().find(fits)
             } else {
@@ -281,6 +332,8 @@ impl GapQuery {
     /// come first, the one crossing the edge last, so this walk never needs
     /// to turn back.
     fn far_edge<const REV: bool>(&self, mut node: NodePtr, mut min: u64, mut max: u64) -> Found {
+        let (lo, hi) = self.0.window();
+        let need = self.0.need();
         loop {
             let n = node.snap();
             if n.is_leaf() {
@@ -290,8 +343,8 @@ impl GapQuery {
             let mut i = if REV { count - 1 } else { 0 };
             loop {
                 let (s, e) = (n.slot_start(i, min), n.slot_end(i, max));
-                let crosses = if REV { s < self.lo } else { e > self.hi };
-                if n.gap(i) >= self.size {
+                let crosses = if REV { s < lo } else { e > hi };
+                if n.gap(i) >= need {
                     if !crosses {
                         return self.inside::<REV>(n.child(i), s, e);
                     }
@@ -299,9 +352,9 @@ impl GapQuery {
                     break;
                 }
                 let last = if REV {
-                    s <= self.lo || i == 0
+                    s <= lo || i == 0
                 } else {
-                    e >= self.hi || i + 1 == count
+                    e >= hi || i + 1 == count
                 };
                 if last {
                     return Ok(None);
@@ -312,50 +365,49 @@ impl GapQuery {
     }
 
     /// Depth-first search of the subtree of `node` (covering `min..=max`,
-    /// which overlaps the window), for trees without gap records and after a
-    /// broken promise. Slots are tried from the window's near end and the
-    /// scan stops at the first slot past the other end.
-    fn scan(&self, node: NodePtr, min: u64, max: u64, rev: bool) -> Option<u64> {
+    /// which overlaps the window), for trees without gap records, searches
+    /// without a promise, and after a broken one. Slots are tried from the
+    /// window's near end and the scan stops at the first slot past the
+    /// other end.
+    fn scan<const REV: bool>(&self, node: NodePtr, min: u64, max: u64) -> Option<u64> {
+        let (lo, hi) = self.0.window();
         let node = node.snap();
         let count = node.count();
         let kind = node.kind();
         let try_slot = |i: usize, s: u64, e: u64| -> Option<u64> {
             match kind {
                 Kind::Leaf if node.is_present(i) => None,
-                Kind::Leaf if rev => self.fit::<true>(s, e),
-                Kind::Leaf => self.fit::<false>(s, e),
-                Kind::ARange if node.gap(i) < self.size => None,
-                _ => self.scan(node.child(i), s, e, rev),
+                Kind::Leaf => self.0.fit::<REV>(s, e),
+                // A recorded gap is the largest free range of the child;
+                // clipping to the window only makes it smaller.
+                Kind::ARange if node.gap(i) < self.0.need() => None,
+                _ => self.scan::<REV>(node.child(i), s, e),
             }
         };
-        if rev {
-            let mut i = if self.hi >= max {
+        if REV {
+            let mut i = if hi >= max {
                 count - 1
             } else {
-                node.slot_of_rev(self.hi)
+                node.slot_of_rev(hi)
             };
             loop {
                 let s = node.slot_start(i, min);
                 if let Some(found) = try_slot(i, s, node.slot_end(i, max)) {
                     return Some(found);
                 }
-                if s <= self.lo || i == 0 {
+                if s <= lo || i == 0 {
                     return None;
                 }
                 i -= 1;
             }
         } else {
-            let mut i = if self.lo <= min {
-                0
-            } else {
-                node.slot_of(self.lo)
-            };
+            let mut i = if lo <= min { 0 } else { node.slot_of(lo) };
             loop {
                 let e = node.slot_end(i, max);
                 if let Some(found) = try_slot(i, node.slot_start(i, min), e) {
                     return Some(found);
                 }
-                if e >= self.hi || i + 1 == count {
+                if e >= hi || i + 1 == count {
                     return None;
                 }
                 i += 1;

@@ -322,12 +322,13 @@ fn guards_search_the_published_tree() {
     assert_eq!(r.find_gap_aligned(30, 32, 5..5), None);
 }
 
-/// `find_gap` and `find_gap_rev` against the model in trees four levels
+/// `find_gap`, `find_gap_rev` and their aligned forms against the model in
+/// trees four levels
 /// tall, so that windows split at every height: ranges laid out with
 /// random free runs between them (as the benchmark's gap workloads do), then
 /// a few hundred removed to make some runs long, then windows of every width
-/// from a few indices to the whole space. On both tree kinds and through the
-/// concurrent tree's read guard.
+/// from a few indices to the whole space; a third of them also aligned. On
+/// both tree kinds and through the concurrent tree's read guard.
 #[test]
 fn find_gap_in_tall_trees() {
     let mut rng = Rng(2024);
@@ -382,6 +383,25 @@ fn find_gap_in_tall_trees() {
             guard.find_gap_rev(size, lo..=hi),
         );
         assert_eq!(got, want, "rcu {}", ctx());
+        if q % 3 == 0 {
+            let align = [2, 8, 64, 4096][q / 3 % 4];
+            let want = (
+                model_aligned(&m, size, align, lo, hi, false),
+                model_aligned(&m, size, align, lo, hi, true),
+            );
+            for (kind, t) in [("regular", &regular), ("alloc", &alloc)] {
+                let got = (
+                    t.find_gap_aligned(size, align, lo..=hi),
+                    t.find_gap_aligned_rev(size, align, lo..=hi),
+                );
+                assert_eq!(got, want, "{kind} align {align} {}", ctx());
+            }
+            let got = (
+                guard.find_gap_aligned(size, align, lo..=hi),
+                guard.find_gap_aligned_rev(size, align, lo..=hi),
+            );
+            assert_eq!(got, want, "rcu align {align} {}", ctx());
+        }
     }
     // From the very start of the space too.
     for size in [1, 2, 31, 63, 64, 65, 1_000, 1 << 40] {
