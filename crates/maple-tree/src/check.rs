@@ -264,7 +264,9 @@ fn dump_node<V: core::fmt::Debug>(
         let sep = if i == 0 { "" } else { ", " };
         match node.kind() {
             Kind::Leaf if node.is_present(i) => {
-                let _ = write!(out, "{sep}{s:#x}..={e:#x}: {:?}", node.value::<V>(i));
+                // SAFETY: a node of the borrowed tree, whose values are `V`s.
+                let value = unsafe { node.value::<V>(i) };
+                let _ = write!(out, "{sep}{s:#x}..={e:#x}: {value:?}");
             }
             Kind::Leaf => {
                 let _ = write!(out, "{sep}{s:#x}..={e:#x}: -");

@@ -30,12 +30,18 @@ impl Position {
         leaf.start()..=leaf.end()
     }
 
-    fn get<'a, V>(&self) -> Option<&'a V> {
+    /// The value at the position.
+    ///
+    /// # Safety
+    /// The position walks a `MapleTree<V>` that stays borrowed and unchanged
+    /// for `'a` (by the caller).
+    unsafe fn get<'a, V>(&self) -> Option<&'a V> {
         if self.path.height == 0 || !self.path.is_present() {
             return None;
         }
         let leaf = self.path.leaf();
-        Some(leaf.node.value(leaf.idx))
+        // SAFETY: the caller's promise (type and lifetime).
+        Some(unsafe { leaf.node.value(leaf.idx) })
     }
 
     fn seek<V>(&mut self, tree: &MapleTree<V>, index: u64) {
@@ -66,7 +72,13 @@ impl Position {
     /// is read only when a leaf is crossed. With no entry left, the cursor
     /// ends on the last (first) range of the space, as stepping range by
     /// range would have left it.
-    fn step_to_entry<'a, V>(&mut self, forward: bool) -> Option<(RangeInclusive<u64>, &'a V)> {
+    ///
+    /// # Safety
+    /// As for [`get`](Self::get).
+    unsafe fn step_to_entry<'a, V>(
+        &mut self,
+        forward: bool,
+    ) -> Option<(RangeInclusive<u64>, &'a V)> {
         if self.path.height == 0 {
             return None;
         }
@@ -89,7 +101,8 @@ impl Position {
                 };
                 self.path.lv[0].idx = slot as usize;
                 self.index = self.path.leaf().start();
-                let v = leaf.node.value(slot as usize);
+                // SAFETY: the caller's promise (type and lifetime).
+                let v = unsafe { leaf.node.value(slot as usize) };
                 return Some((self.range(), v));
             }
             let crossed = if forward {
@@ -111,8 +124,15 @@ impl Position {
         }
     }
 
-    fn step_range<'a, V>(&mut self, forward: bool) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
-        self.step(forward).then(|| (self.range(), self.get()))
+    /// # Safety
+    /// As for [`get`](Self::get).
+    unsafe fn step_range<'a, V>(
+        &mut self,
+        forward: bool,
+    ) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
+        // SAFETY: the caller's promise.
+        self.step(forward)
+            .then(|| (self.range(), unsafe { self.get() }))
     }
 }
 
@@ -175,7 +195,8 @@ impl<'a, V> Cursor<'a, V> {
     /// assert_eq!(c.get(), None);
     /// ```
     pub fn get(&self) -> Option<&'a V> {
-        self.pos.get()
+        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        unsafe { self.pos.get() }
     }
 
     /// The entry at the cursor, if it is on an entry.
@@ -220,7 +241,8 @@ impl<'a, V> Cursor<'a, V> {
     #[doc(alias = "mas_next")]
     #[doc(alias = "mas_find")]
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
-        self.pos.step_to_entry(true)
+        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        unsafe { self.pos.step_to_entry(true) }
     }
 
     /// Moves to the previous entry before the current range and returns it.
@@ -236,7 +258,8 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_prev")]
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
-        self.pos.step_to_entry(false)
+        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        unsafe { self.pos.step_to_entry(false) }
     }
 
     /// Steps to the next range, entry or gap.
@@ -253,7 +276,8 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_next_range")]
     pub fn next_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
-        self.pos.step_range(true)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_range(true) }
     }
 
     /// Steps to the previous range, entry or gap.
@@ -270,7 +294,8 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_prev_range")]
     pub fn prev_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
-        self.pos.step_range(false)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_range(false) }
     }
 }
 
@@ -339,7 +364,9 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.get(), None);
     /// ```
     pub fn get(&self) -> Option<&V> {
-        self.pos.get()
+        // SAFETY: the cursor walks `self.tree`, borrowed exclusively; the
+        // result borrows the cursor, so nothing writes the tree meanwhile.
+        unsafe { self.pos.get() }
     }
 
     /// The value at the cursor, mutably.
@@ -356,7 +383,10 @@ impl<'a, V> CursorMut<'a, V> {
             return None;
         }
         let leaf = self.pos.path.leaf();
-        Some(leaf.node.value_mut(leaf.idx))
+        // SAFETY: the cursor walks `self.tree`, borrowed exclusively; the
+        // result borrows the cursor mutably, so nothing else reaches the
+        // value while it lives.
+        Some(unsafe { leaf.node.value_mut(leaf.idx) })
     }
 
     /// The entry at the cursor.
@@ -398,7 +428,8 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.next_entry(), None);
     /// ```
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.pos.step_to_entry(true)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_to_entry(true) }
     }
 
     /// Moves to the previous entry before the current range and returns it.
@@ -413,7 +444,8 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.prev_entry(), None);
     /// ```
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.pos.step_to_entry(false)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_to_entry(false) }
     }
 
     /// Steps to the next range, entry or gap.
@@ -429,7 +461,8 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.next_range(), None);
     /// ```
     pub fn next_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&V>)> {
-        self.pos.step_range(true)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_range(true) }
     }
 
     /// Steps to the previous range, entry or gap.
@@ -445,7 +478,8 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.prev_range(), None);
     /// ```
     pub fn prev_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&V>)> {
-        self.pos.step_range(false)
+        // SAFETY: as for `get`.
+        unsafe { self.pos.step_range(false) }
     }
 
     /// Stores `value` over `range` (as [`MapleTree::insert`]); the cursor
@@ -536,6 +570,8 @@ impl<'a, V> CursorMut<'a, V> {
             return None;
         }
         let leaf = self.pos.path.leaf();
-        Some(leaf.node.value_mut(leaf.idx))
+        // SAFETY: the cursor walks `self.tree`, whose exclusive borrow for
+        // `'a` it gives up here.
+        Some(unsafe { leaf.node.value_mut(leaf.idx) })
     }
 }

@@ -84,12 +84,17 @@ impl<V> MapleTree<V> {
         copy.pool
             .reserve(self.pool.live())
             .map_err(DupError::Alloc)?;
-        let new_root = NodePtr::from_raw(copy.pool.alloc_raw().map_err(DupError::Alloc)?);
+        let raw = copy.pool.alloc_raw().map_err(DupError::Alloc)?;
+        // SAFETY: fresh memory of `copy`'s pool, whose header `dup_node`
+        // writes (`copy_from`) before anything reads it.
+        let new_root = unsafe { NodePtr::from_raw(raw) };
         copy.root = Some(new_root);
         copy.set_height(self.height());
         // `dup_node` writes the root's header on every path, so from here on
         // `copy` is a well-formed partial tree.
-        dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f)
+        // SAFETY: `root` is this tree's root, its values are `V`s, and
+        // `new_root` is fresh memory of `copy`'s pool.
+        unsafe { dup_node::<V, W, E>(&mut copy.pool, &mut copy.len, new_root, root, &mut f) }
     }
 
     /// Clones the tree by duplication, reporting node allocation failure
@@ -166,7 +171,12 @@ impl Drop for Linked {
 /// write `dst`'s header on every exit, keeping the partial copy well-formed,
 /// so that dropping it drops exactly the values made and frees exactly the
 /// nodes linked.
-fn dup_node<V, W, E>(
+///
+/// # Safety
+/// `src` is a node of a live `MapleTree<V>` that stays borrowed during the
+/// call; `dst` is fresh memory of `pool`, the pool of a `MapleTree<W>` whose
+/// values the written ones become.
+unsafe fn dup_node<V, W, E>(
     pool: &mut NodePool,
     len: &mut usize,
     dst: NodePtr,
@@ -187,8 +197,11 @@ fn dup_node<V, W, E>(
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let w = f(from.value::<V>(i)).map_err(DupError::Map)?;
-            dst.set_value_word(i, value_word(w));
+            // SAFETY: the caller's promise: `src`'s values are `V`s.
+            let w = f(unsafe { from.value::<V>(i) }).map_err(DupError::Map)?;
+            // SAFETY: a `W` for the copy, whose values are `W`s; the slot
+            // held only `src`'s raw word, which stays `src`'s.
+            unsafe { dst.set_value_word(i, value_word(w)) };
             done.bits |= 1 << i;
         }
         return Ok(());
@@ -205,11 +218,15 @@ fn dup_node<V, W, E>(
         if i + 1 < count {
             from.child(i + 1).prefetch();
         }
-        let copy = NodePtr::from_raw(pool.alloc_raw().map_err(DupError::Alloc)?);
+        let raw = pool.alloc_raw().map_err(DupError::Alloc)?;
+        // SAFETY: fresh memory of `pool`; the recursive call writes its
+        // header before anything reads it.
+        let copy = unsafe { NodePtr::from_raw(raw) };
         pool.prefetch_ahead(COPY_PREFETCH_AHEAD);
         dst.set_child_of(kind, i, copy);
         linked.count = i + 1;
-        dup_node(pool, len, copy, child, f)?;
+        // SAFETY: `child` is a node of the same source tree; `copy` is fresh.
+        unsafe { dup_node(pool, len, copy, child, f)? };
     }
     Ok(())
 }

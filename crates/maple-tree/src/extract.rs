@@ -167,7 +167,9 @@ where
                 _ => self.done = true,
             }
             let leaf = *self.path.leaf();
-            if (self.pred)(range.clone(), leaf.node.value_mut(leaf.idx)) {
+            // SAFETY: the path walks the tree borrowed exclusively by this
+            // iterator; the reference ends with the predicate call.
+            if (self.pred)(range.clone(), unsafe { leaf.node.value_mut(leaf.idx) }) {
                 return tree.remove_at(&mut self.path, range);
             }
         }

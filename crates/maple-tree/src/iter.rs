@@ -426,7 +426,9 @@ impl<'a, V> Iterator for Iter<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
-        Some((found.range, found.leaf.value(found.slot)))
+        // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
+        // values are `V`s.
+        Some((found.range, unsafe { found.leaf.value(found.slot) }))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -439,7 +441,9 @@ impl<V> DoubleEndedIterator for Iter<'_, V> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
-        Some((found.range, found.leaf.value(found.slot)))
+        // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
+        // values are `V`s.
+        Some((found.range, unsafe { found.leaf.value(found.slot) }))
     }
 }
 
@@ -469,8 +473,10 @@ impl<'a, V> Iterator for IterMut<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
-        // Each slot is handed out once (`Ends`), so the borrows are disjoint.
-        Some((found.range, found.leaf.value_mut(found.slot)))
+        // SAFETY: `raw` walks the tree this iterator borrows exclusively for
+        // `'a`; each slot is handed out once (`Ends`), so the borrows are
+        // disjoint.
+        Some((found.range, unsafe { found.leaf.value_mut(found.slot) }))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -483,7 +489,8 @@ impl<V> DoubleEndedIterator for IterMut<'_, V> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
-        Some((found.range, found.leaf.value_mut(found.slot)))
+        // SAFETY: as in `next`.
+        Some((found.range, unsafe { found.leaf.value_mut(found.slot) }))
     }
 }
 
@@ -511,7 +518,9 @@ impl<'a, V> Iterator for Range<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
-        Some((found.range, found.leaf.value(found.slot)))
+        // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
+        // values are `V`s.
+        Some((found.range, unsafe { found.leaf.value(found.slot) }))
     }
 }
 
@@ -519,7 +528,9 @@ impl<V> DoubleEndedIterator for Range<'_, V> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
-        Some((found.range, found.leaf.value(found.slot)))
+        // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
+        // values are `V`s.
+        Some((found.range, unsafe { found.leaf.value(found.slot) }))
     }
 }
 
@@ -536,8 +547,10 @@ pub struct IntoIter<V> {
 impl<V> IntoIter<V> {
     #[inline]
     fn take(found: Found) -> (RangeInclusive<u64>, V) {
-        // Taking the value clears its bit, so the tree's drop will not see it.
-        (found.range, found.leaf.take_value(found.slot))
+        // SAFETY: the iterator owns the tree, whose values are `V`s, and
+        // lends nothing out. Taking the value clears its bit, so the tree's
+        // drop will not see it.
+        (found.range, unsafe { found.leaf.take_value(found.slot) })
     }
 }
 

@@ -134,12 +134,17 @@ impl<V> MapleTree<V> {
     fn free_garbage(&mut self, garbage: Vec<Garbage>) {
         let pool = &mut self.pool;
         for_each_guarded(garbage.into_iter(), |g| match g {
-            Garbage::Node(node) => pool.free(node),
+            // SAFETY: a batch is freed after a grace period that outlasts
+            // every reader that could see its nodes; the writer unlinked
+            // them and retired each once.
+            Garbage::Node(node) => unsafe { pool.free(node) },
             Garbage::Subtree(root) => for_each_guarded(Teardown::new(root), |visit| match visit {
                 // SAFETY: an unlinked subtree's values belong to no node
                 // or reader any more; the walk yields each one once.
                 Visit::Value(word) => unsafe { drop_word::<V>(word) },
-                Visit::Node(node) => pool.free(node),
+                // SAFETY: as for `Garbage::Node`; the walk is done with
+                // the node (post-order).
+                Visit::Node(node) => unsafe { pool.free(node) },
             }),
             // SAFETY: a retired value word holds a `V` of this tree that
             // no node or reader will use again; it is dropped only here.

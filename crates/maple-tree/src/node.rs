@@ -266,8 +266,14 @@ impl NodePtr {
     }
 
     /// Wraps a pointer to a live node (as published by the concurrent tree).
+    ///
+    /// # Safety
+    /// `raw` must point to a node from a node pool that is not freed while
+    /// the returned pointer (or a copy) is used, and whose header is
+    /// initialised (by [`init`](Self::init), or by [`copy_from`](Self::copy_from)
+    /// into it) before any other accessor reads it: invariant 1.
     #[inline]
-    pub(crate) fn from_raw(raw: NonNull<Node>) -> NodePtr {
+    pub(crate) unsafe fn from_raw(raw: NonNull<Node>) -> NodePtr {
         NodePtr(raw)
     }
 
@@ -547,8 +553,14 @@ impl NodePtr {
     }
 
     /// Writes a value word into leaf slot `i` (without touching its bit).
+    ///
+    /// # Safety
+    /// If the slot is or becomes present, `word` must encode a value of the
+    /// `V` of the tree that owns the node (invariant 3), and ownership of that
+    /// value moves into the slot. Whatever the slot held is overwritten, not
+    /// dropped.
     #[inline]
-    pub(crate) fn set_value_word(self, i: usize, word: Word) {
+    pub(crate) unsafe fn set_value_word(self, i: usize, word: Word) {
         self.shadow(false, i, true);
         // SAFETY: invariants 1 and 2.
         unsafe { self.slot_ptr(i).write(word) }
@@ -564,33 +576,44 @@ impl NodePtr {
 
     /// The value in present leaf slot `i`.
     ///
-    /// The lifetime is chosen by the caller: the tree ties it to a borrow of
-    /// itself, during which the slot is neither written nor freed.
+    /// # Safety
+    /// `V` is the value type of the tree that owns the node (invariant 3), and
+    /// for `'a` the slot is neither written, taken nor freed: callers tie `'a`
+    /// to a shared borrow of the tree (or of an RCU read guard).
     #[inline]
-    pub(crate) fn value<'a, V>(self, i: usize) -> &'a V {
+    pub(crate) unsafe fn value<'a, V>(self, i: usize) -> &'a V {
         debug_assert!(self.is_present(i));
         self.shadow(false, i, false);
-        // SAFETY: invariant 3: the slot holds a `V` in this encoding.
+        // SAFETY: the caller's promise (type and lifetime); invariants 1, 2.
         unsafe { value_ref(self.slot_ptr(i)) }
     }
 
     /// Moves the value out of present leaf slot `i` and marks the slot absent,
     /// so that nothing reads or drops it again.
+    ///
+    /// # Safety
+    /// `V` is the value type of the tree that owns the node (invariant 3), no
+    /// reference to the value is alive, and no concurrent reader can see the
+    /// node (it is being rebuilt, or the tree is not in RCU mode).
     #[inline]
-    pub(crate) fn take_value<V>(self, i: usize) -> V {
+    pub(crate) unsafe fn take_value<V>(self, i: usize) -> V {
         debug_assert!(self.is_present(i));
         self.set_present_bits(self.present_bits() & !(1 << i));
-        // SAFETY: invariant 3; the bit is clear, so this is the only read.
+        // SAFETY: the caller's promise of the type; the bit is clear, so this
+        // is the only read.
         unsafe { word_value(self.word(i)) }
     }
 
-    /// The value in present leaf slot `i`, mutably (same lifetime contract as
-    /// [`value`](Self::value), with an exclusive borrow of the tree).
+    /// The value in present leaf slot `i`, mutably.
+    ///
+    /// # Safety
+    /// As for [`value`](Self::value), with `'a` tied to an exclusive borrow of
+    /// the tree: no other reference to this value exists for `'a`.
     #[inline]
-    pub(crate) fn value_mut<'a, V>(self, i: usize) -> &'a mut V {
+    pub(crate) unsafe fn value_mut<'a, V>(self, i: usize) -> &'a mut V {
         debug_assert!(self.is_present(i));
         self.shadow(false, i, true);
-        // SAFETY: invariant 3, and the caller holds the tree exclusively.
+        // SAFETY: the caller's promise (type, exclusive lifetime).
         unsafe { value_mut(self.slot_ptr(i)) }
     }
 }
@@ -728,21 +751,28 @@ impl Snap {
         self.node.gap(i)
     }
 
-    /// The value of slot `i`, present in this snapshot (lifetime as for
-    /// [`NodePtr::value`]).
+    /// The value of slot `i`, present in this snapshot.
+    ///
+    /// # Safety
+    /// As for [`NodePtr::value`].
     #[inline]
-    pub(crate) fn value<'a, V>(&self, i: usize) -> &'a V {
+    pub(crate) unsafe fn value<'a, V>(&self, i: usize) -> &'a V {
         debug_assert!(self.is_present(i));
         self.node.shadow(false, i, false);
-        // SAFETY: invariant 3: the slot is present in the snapshot, and a
-        // slot's value is written before the header that shows it.
+        // SAFETY: the caller's promise (type and lifetime); the slot is
+        // present in the snapshot, and a slot's value is written before the
+        // header that shows it.
         unsafe { value_ref(self.node.slot_ptr(i)) }
     }
 
-    /// The value of slot `i`, mutably (exclusive borrow of the tree).
+    /// The value of slot `i`, mutably.
+    ///
+    /// # Safety
+    /// As for [`NodePtr::value_mut`].
     #[inline]
-    pub(crate) fn value_mut<'a, V>(&self, i: usize) -> &'a mut V {
-        self.node.value_mut(i)
+    pub(crate) unsafe fn value_mut<'a, V>(&self, i: usize) -> &'a mut V {
+        // SAFETY: the caller's promise.
+        unsafe { self.node.value_mut(i) }
     }
 
     #[inline]
@@ -758,10 +788,13 @@ pub(crate) fn child_word(child: NodePtr) -> Word {
 }
 
 /// A slot word holding a child pointer, back as a pointer.
+///
+/// # Safety
+/// `word` must have been made by [`child_word`] from a node that is still
+/// live (invariant 1).
 #[inline]
-pub(crate) fn word_child(word: Word) -> NodePtr {
-    // SAFETY: callers only pass words made by `child_word` or read from an
-    // internal node, which are initialised non-null pointers.
+pub(crate) unsafe fn word_child(word: Word) -> NodePtr {
+    // SAFETY: the caller's promise: an initialised, non-null node pointer.
     unsafe { NodePtr(NonNull::new_unchecked(word_pointer(word))) }
 }
 
@@ -892,7 +925,8 @@ mod tests {
         assert!(snap.is_leaf() && snap.is_present(2) && !snap.is_present(1));
         n.set_count(0);
         n.set_present_bits(0);
-        pool.free(n);
+        // SAFETY: the test's own node, not used again.
+        unsafe { pool.free(n) };
     }
 
     /// Stores `values` in a leaf, reads them back by reference, changes them
@@ -903,27 +937,34 @@ mod tests {
         let n = pool.alloc(Kind::Leaf).unwrap();
         let mut bits = 0u16;
         for (i, v) in values.iter().enumerate() {
-            n.set_value_word(i, value_word(v.clone()));
+            // SAFETY: the leaf holds `V`s only.
+            unsafe { n.set_value_word(i, value_word(v.clone())) };
             bits |= 1 << i;
         }
         n.publish_leaf(values.len(), bits);
         let snap = n.snap();
         for (i, v) in values.iter().enumerate() {
-            assert_eq!(n.value::<V>(i), v);
-            assert_eq!(snap.value::<V>(i), v);
+            // SAFETY: the leaf holds `V`s in the present slots; each
+            // reference ends before the slot is written or taken.
+            let (by_node, by_snap) = unsafe { (n.value::<V>(i), snap.value::<V>(i)) };
+            assert_eq!((by_node, by_snap), (v, v));
         }
         let mut want: Vec<V> = values.to_vec();
         for (i, w) in want.iter_mut().enumerate() {
-            change(n.value_mut::<V>(i));
+            // SAFETY: as above; no other reference to the value is alive.
+            change(unsafe { n.value_mut::<V>(i) });
             change(w);
-            assert_eq!(snap.value::<V>(i), w);
+            // SAFETY: as above.
+            assert_eq!(unsafe { snap.value::<V>(i) }, w);
         }
         for (i, w) in want.iter().enumerate() {
-            assert_eq!(&n.take_value::<V>(i), w);
+            // SAFETY: as above; each value is taken once.
+            assert_eq!(&unsafe { n.take_value::<V>(i) }, w);
             assert!(!n.is_present(i));
         }
         assert_eq!(n.present_bits(), 0);
-        pool.free(n);
+        // SAFETY: the test's own node, not used again.
+        unsafe { pool.free(n) };
     }
 
     #[test]
@@ -961,15 +1002,22 @@ mod tests {
             pool.alloc(Kind::Leaf).unwrap(),
             pool.alloc(Kind::Leaf).unwrap(),
         );
-        a.set_value_word(0, value_word(String::from("moved")));
-        a.publish_leaf(1, 1);
-        b.set_value_word(3, a.word(0));
-        b.publish_leaf(4, 1 << 3);
-        a.publish_leaf(1, 0); // `a` gave its value away
-        assert_eq!(b.value::<String>(3), "moved");
-        assert_eq!(b.take_value::<String>(3), "moved");
-        pool.free(a);
-        pool.free(b);
+        // SAFETY: both leaves hold `String`s; the value has one owner at a
+        // time (`a`, then `b`, then the test).
+        unsafe {
+            a.set_value_word(0, value_word(String::from("moved")));
+            a.publish_leaf(1, 1);
+            b.set_value_word(3, a.word(0));
+            b.publish_leaf(4, 1 << 3);
+            a.publish_leaf(1, 0); // `a` gave its value away
+            assert_eq!(b.value::<String>(3), "moved");
+            assert_eq!(b.take_value::<String>(3), "moved");
+        }
+        // SAFETY: the test's own nodes, not used again.
+        unsafe {
+            pool.free(a);
+            pool.free(b);
+        }
     }
 
     #[test]
@@ -991,7 +1039,8 @@ mod tests {
             for (i, &leaf) in leaves.iter().enumerate() {
                 assert_eq!(parent.child(i), leaf);
                 assert_eq!(parent.snap().child(i), leaf);
-                assert_eq!(word_child(parent.word(i)), leaf);
+                // SAFETY: the word was made by `child_word` from a live leaf.
+                assert_eq!(unsafe { word_child(parent.word(i)) }, leaf);
                 // The pointer read back is usable: it kept its provenance.
                 assert!(parent.child(i).is_leaf());
             }
@@ -1003,10 +1052,13 @@ mod tests {
                     assert_eq!(parent.gap(i), u64::MAX - i as u64);
                 }
             }
-            for leaf in leaves {
-                pool.free(leaf);
+            // SAFETY: the test's own nodes, not used again.
+            unsafe {
+                for leaf in leaves {
+                    pool.free(leaf);
+                }
+                pool.free(parent);
             }
-            pool.free(parent);
         }
     }
 
@@ -1018,7 +1070,8 @@ mod tests {
             src.set_pivot(i, 10 * i as u64 + 9);
         }
         for i in 0..LEAF_SLOTS {
-            src.set_value_word(i, value_word(i as u64 * 3));
+            // SAFETY: the leaf holds `u64`s.
+            unsafe { src.set_value_word(i, value_word(i as u64 * 3)) };
         }
         src.publish_leaf(LEAF_SLOTS, 0xffff);
         let dst = pool.alloc(Kind::Range).unwrap();
@@ -1031,7 +1084,8 @@ mod tests {
             assert_eq!(dst.pivot(i), 10 * i as u64 + 9);
         }
         for i in 0..LEAF_SLOTS {
-            assert_eq!(*dst.value::<u64>(i), i as u64 * 3);
+            // SAFETY: the copy holds `src`'s `u64`s.
+            assert_eq!(unsafe { *dst.value::<u64>(i) }, i as u64 * 3);
         }
 
         let parent = pool.alloc(Kind::ARange).unwrap();
@@ -1053,7 +1107,8 @@ mod tests {
             }
         }
         for n in [src, dst, parent, copy] {
-            pool.free(n);
+            // SAFETY: the test's own node, not used again.
+            unsafe { pool.free(n) };
         }
     }
 
@@ -1077,6 +1132,7 @@ mod tests {
         }
         assert_eq!(span(0, u64::MAX), u64::MAX);
         assert_eq!(span(5, 5), 1);
-        pool.free(n);
+        // SAFETY: the test's own node, not used again.
+        unsafe { pool.free(n) };
     }
 }

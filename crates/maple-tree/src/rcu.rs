@@ -89,7 +89,9 @@ fn encode(root: Option<NodePtr>, height: usize) -> *mut Node {
 
 fn decode(word: *mut Node) -> (Option<NodePtr>, usize) {
     let height = word.addr() & 0xff;
-    let root = NonNull::new(word.map_addr(|a| a & !0xff)).map(NodePtr::from_raw);
+    // SAFETY: the word was made by `encode` from a live root, which is freed
+    // only after a grace period that outlasts every reader holding it.
+    let root = NonNull::new(word.map_addr(|a| a & !0xff)).map(|r| unsafe { NodePtr::from_raw(r) });
     (root, height)
 }
 

@@ -47,7 +47,8 @@ impl<'a, V> ReadCore<'a, V> {
     #[inline]
     pub(crate) fn get(self, index: u64) -> Option<&'a V> {
         let (leaf, i, _, _) = find_slot(self.root, self.height, index)?;
-        leaf.is_present(i).then(|| leaf.value(i))
+        // SAFETY: the core reads a tree of `V`s borrowed (or guarded) for `'a`.
+        leaf.is_present(i).then(|| unsafe { leaf.value(i) })
     }
 
     /// The entry containing `index`.
@@ -57,7 +58,8 @@ impl<'a, V> ReadCore<'a, V> {
         leaf.is_present(i).then(|| {
             (
                 leaf.slot_start(i, min)..=leaf.slot_end(i, max),
-                leaf.value(i),
+                // SAFETY: as in `get`.
+                unsafe { leaf.value(i) },
             )
         })
     }

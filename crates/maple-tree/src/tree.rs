@@ -225,7 +225,9 @@ impl<V> MapleTree<V> {
     #[inline]
     pub fn get_mut(&mut self, index: u64) -> Option<&mut V> {
         let (leaf, i, _, _) = find_slot(self.root, self.height(), index)?;
-        leaf.is_present(i).then(|| leaf.value_mut(i))
+        // SAFETY: a leaf of this tree, borrowed exclusively for the result's
+        // lifetime.
+        leaf.is_present(i).then(|| unsafe { leaf.value_mut(i) })
     }
 
     /// The entry containing `index`: its whole range and its value.

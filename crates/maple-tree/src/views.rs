@@ -85,9 +85,10 @@ impl<'a, V> Iterator for RangeMut<'a, V> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
-        // `Ends` hands out each slot once, from either end, so the
-        // mutable borrows are disjoint; the tree is borrowed exclusively.
-        Some((found.range, found.leaf.value_mut(found.slot)))
+        // SAFETY: `raw` walks the tree borrowed exclusively for `'a`; `Ends`
+        // hands out each slot once, from either end, so the mutable borrows
+        // are disjoint.
+        Some((found.range, unsafe { found.leaf.value_mut(found.slot) }))
     }
 }
 
@@ -95,7 +96,8 @@ impl<V> DoubleEndedIterator for RangeMut<'_, V> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
-        Some((found.range, found.leaf.value_mut(found.slot)))
+        // SAFETY: as in `next`.
+        Some((found.range, unsafe { found.leaf.value_mut(found.slot) }))
     }
 }
 

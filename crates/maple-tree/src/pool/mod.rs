@@ -169,11 +169,17 @@ impl NodePool {
     }
 
     /// Returns a node to the free list. Its contents are not dropped.
+    ///
+    /// # Safety
+    /// `node` came from this pool, is not already free, and is unreachable:
+    /// no tree links it and no `NodePtr` to it (or reference into it) is used
+    /// again — in RCU mode, not even by a reader that started before it was
+    /// unlinked (such nodes go through the tree's grace-period machinery).
     #[inline]
-    pub(crate) fn free(&mut self, node: NodePtr) {
+    pub(crate) unsafe fn free(&mut self, node: NodePtr) {
         let raw = node.as_raw();
-        // SAFETY: the node is no longer part of any tree; its first word
-        // becomes the free-list link.
+        // SAFETY: the caller's promise: the node is no longer part of any
+        // tree; its first word becomes the free-list link.
         unsafe {
             raw.as_ptr()
                 .cast::<Option<NonNull<Node>>>()

@@ -78,7 +78,8 @@ impl<V> Bulk<V> {
         let c = &mut self.levels[level];
         match (level, word) {
             (0, w) => c.push_leaf(end, w),
-            (_, Some(w)) => c.push_child(end, crate::node::word_child(w), 0),
+            // SAFETY: words above level 0 are the children `emit` made.
+            (_, Some(w)) => c.push_child(end, unsafe { crate::node::word_child(w) }, 0),
             (_, None) => unreachable!("an internal slot always has a child"),
         }
     }
@@ -133,7 +134,9 @@ impl<V> Bulk<V> {
         let mut height = level + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
-            self.tree.pool.free(root);
+            // SAFETY: a single-child root made just above and never linked:
+            // its child becomes the root instead.
+            unsafe { self.tree.pool.free(root) };
             root = child;
             height -= 1;
         }

@@ -66,9 +66,12 @@ impl<V> MapleTree<V> {
         // `split` panics, the first is dropped, not leaked.
         let (start, end) = (ll.start(), rl.end());
         let left_piece = (start < first && ll.node.is_present(ll.idx))
-            .then(|| split(ll.node.value::<V>(ll.idx), start..=first - 1));
+            // SAFETY: a leaf of this tree, whose values are `V`s; the
+            // reference ends with the call.
+            .then(|| split(unsafe { ll.node.value::<V>(ll.idx) }, start..=first - 1));
         let right_piece = (end > last && rl.node.is_present(rl.idx))
-            .then(|| split(rl.node.value::<V>(rl.idx), last + 1..=end));
+            // SAFETY: as above.
+            .then(|| split(unsafe { rl.node.value::<V>(rl.idx) }, last + 1..=end));
         let made = left_piece.is_some() as usize
             + right_piece.is_some() as usize
             + value.is_some() as usize;
@@ -94,10 +97,13 @@ impl<V> MapleTree<V> {
         if spanning {
             self.free_between(lp, &rp, displaced);
             self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
-            self.retire_node(rl.node);
+            // SAFETY: its slots were copied into `c` or displaced; the new
+            // leaves replace it.
+            unsafe { self.retire_node(rl.node) };
             self.count_path(|p| &mut p.spanning);
         }
-        self.retire_node(ll.node);
+        // SAFETY: as for `rl`.
+        unsafe { self.retire_node(ll.node) };
         self.len += made;
 
         // Absent ranges must not meet across a leaf boundary.
@@ -155,9 +161,12 @@ impl<V> MapleTree<V> {
                 c.push_child(p.max, p.node, p.gap);
             }
             c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
-            self.retire_node(pl.node);
+            // SAFETY: its slots were copied into `c`; the packed nodes
+            // replace it.
+            unsafe { self.retire_node(pl.node) };
             if pr.node != pl.node {
-                self.retire_node(pr.node);
+                // SAFETY: as for `pl`, and distinct from it.
+                unsafe { self.retire_node(pr.node) };
             }
             h += 1;
         }
@@ -205,12 +214,16 @@ impl<V> MapleTree<V> {
         let mut height = h + 1;
         while height > 1 && root.count() == 1 {
             let child = root.child(0);
-            self.retire_node(root);
+            // SAFETY: a root of one child or one absent slot, which
+            // the tree no longer needs.
+            unsafe { self.retire_node(root) };
             root = child;
             height -= 1;
         }
         if height == 1 && root.count() == 1 && !root.is_present(0) {
-            self.retire_node(root);
+            // SAFETY: a root of one child or one absent slot, which
+            // the tree no longer needs.
+            unsafe { self.retire_node(root) };
             self.root = None;
             self.set_height(0);
         } else {
@@ -242,14 +255,17 @@ impl<V> MapleTree<V> {
         // The old path nodes between are emptied by this rewrite.
         for m in h + 1..j {
             if lp.lv[m].node != rp.lv[m].node {
-                self.retire_node(lp.lv[m].node);
+                // SAFETY: emptied by this rewrite (only `nb` below it stays
+                // in use, and its contents move into `c`).
+                unsafe { self.retire_node(lp.lv[m].node) };
             }
         }
         lp.lv[j].idx -= 1;
         lp.descend_edge(j, h, true);
         let nb = lp.lv[h];
         c.prepend_node(nb.node, nb.min, nb.max);
-        self.retire_node(nb.node);
+        // SAFETY: its contents were copied into `c`.
+        unsafe { self.retire_node(nb.node) };
         true
     }
 
@@ -262,14 +278,16 @@ impl<V> MapleTree<V> {
         };
         for m in h + 1..j {
             if rp.lv[m].node != lp.lv[m].node {
-                self.retire_node(rp.lv[m].node);
+                // SAFETY: as in `widen_left`.
+                unsafe { self.retire_node(rp.lv[m].node) };
             }
         }
         rp.lv[j].idx += 1;
         rp.descend_edge(j, h, false);
         let nb = rp.lv[h];
         c.append_node(nb.node, nb.max);
-        self.retire_node(nb.node);
+        // SAFETY: its contents were copied into `c`.
+        unsafe { self.retire_node(nb.node) };
         true
     }
 
@@ -282,7 +300,8 @@ impl<V> MapleTree<V> {
                 for i in l.idx + 1..r.idx {
                     let item = slot_item(l.node, i, l.max);
                     self.unlink_subtree(
-                        item_child(&item),
+                        // SAFETY: a child slot of a node of this tree.
+                        unsafe { item_child(&item) },
                         l.node.slot_start(i, l.min),
                         item.end,
                         displaced,
@@ -366,7 +385,11 @@ impl<V> MapleTree<V> {
     ) {
         for i in from..to {
             if leaf.is_present(i) {
-                let v = leaf.take_value::<V>(i);
+                // SAFETY: a leaf of this tree (callers' contract), whose
+                // values are `V`s; no reference into the tree is alive during
+                // a write, and the node is being replaced (or, in RCU mode,
+                // already is), so no reader sees the slot change.
+                let v = unsafe { leaf.take_value::<V>(i) };
                 self.len -= 1;
                 displaced.displace(leaf.slot_start(i, min)..=leaf.slot_end(i, max), v);
             }
@@ -393,7 +416,9 @@ impl<V> MapleTree<V> {
                 );
             }
         }
-        self.retire_node(node);
+        // SAFETY: its values and children were handed on above; the
+        // caller unlinks the subtree.
+        unsafe { self.retire_node(node) };
     }
 }
 

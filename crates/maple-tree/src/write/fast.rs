@@ -20,7 +20,9 @@ impl<V> MapleTree<V> {
         let (node, i) = (leaf.node, leaf.idx);
         let word = value_word(value);
         if node.is_present(i) {
-            let old = node.take_value::<V>(i);
+            // SAFETY: a leaf of this tree, whose values are `V`s, written
+            // under `&mut self`; the exact-fit path is not taken in RCU mode.
+            let old = unsafe { node.take_value::<V>(i) };
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
             displaced.displace(leaf.start()..=leaf.end(), old);
@@ -191,17 +193,25 @@ impl<V> MapleTree<V> {
 
         // Make the pieces before changing anything (a panicking split
         // leaves the tree as it was).
-        let left =
-            (first > s && node.is_present(a)).then(|| split(node.value::<V>(a), s..=first - 1));
-        let right =
-            (last < e && node.is_present(b)).then(|| split(node.value::<V>(b), last + 1..=e));
+        let left = (first > s && node.is_present(a)).then(|| {
+            // SAFETY: a leaf of this tree, whose values are `V`s; the
+            // reference ends with the call.
+            split(unsafe { node.value::<V>(a) }, s..=first - 1)
+        });
+        let right = (last < e && node.is_present(b)).then(|| {
+            // SAFETY: as above.
+            split(unsafe { node.value::<V>(b) }, last + 1..=e)
+        });
         let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
         let (mut left, mut right) = (left.map(value_word), right.map(value_word));
         let mut new = value.take().map(value_word);
         for i in a..=b {
             if node.is_present(i) {
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
-                let old = node.take_value::<V>(i);
+                // SAFETY: a leaf of this tree, whose values are `V`s, written
+                // under `&mut self`; the in-leaf splice is not taken in RCU
+                // mode.
+                let old = unsafe { node.take_value::<V>(i) };
                 self.len -= 1;
                 displaced.displace(range, old);
             }
@@ -221,7 +231,9 @@ impl<V> MapleTree<V> {
                 node.set_pivot(k, end);
             }
             if let Some(w) = word {
-                node.set_value_word(k, w);
+                // SAFETY: `w` encodes a `V` (the new value, a split piece or
+                // a word moved from another slot of this leaf).
+                unsafe { node.set_value_word(k, w) };
                 bits |= 1 << k;
             }
             k += 1;

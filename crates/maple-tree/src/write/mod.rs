@@ -125,10 +125,16 @@ impl<V> MapleTree<V> {
     /// in a plain tree straight to the pool, which hands the same memory to
     /// the next allocation while it is in cache; in RCU mode to the current
     /// garbage batch, since readers may still be walking it.
+    ///
+    /// # Safety
+    /// `node` belongs to this tree, is retired once, and is no longer read
+    /// by the write that retires it; when the write ends, nothing links it.
     #[inline]
-    pub(crate) fn retire_node(&mut self, node: crate::node::NodePtr) {
+    pub(crate) unsafe fn retire_node(&mut self, node: crate::node::NodePtr) {
         match &mut self.limbo {
-            None => self.pool.free(node),
+            // SAFETY: the caller's promise; a plain tree has no readers
+            // besides its writer.
+            None => unsafe { self.pool.free(node) },
             Some(limbo) => limbo.push(crate::limbo::Garbage::Node(node)),
         }
     }

@@ -91,7 +91,12 @@ pub(crate) fn fill(node: NodePtr, items: &[Item], min: u64, track_gaps: bool) ->
 }
 
 /// The child an item points to.
+///
+/// # Safety
+/// `item` was taken from an internal node (or made with a child) whose
+/// child is still live.
 #[inline]
-pub(crate) fn item_child(item: &Item) -> NodePtr {
-    word_child(item.word)
+pub(crate) unsafe fn item_child(item: &Item) -> NodePtr {
+    // SAFETY: the caller's promise.
+    unsafe { word_child(item.word) }
 }
