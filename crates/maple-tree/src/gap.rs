@@ -127,14 +127,18 @@ struct Raced;
 /// A fit, no fit, or a broken promise.
 type Found = Result<Option<u64>, Raced>;
 
-/// Where a search may go when the near edge fails: child `slot` of `node`,
-/// which covers `min..=max`.
+/// Where a search may go when the near edge fails: child `slot` of the
+/// internal node `node`, a sibling on the far side of the near-edge child.
+/// Its bounds are pivots except on the far side, where the node's own bound
+/// `edge` (its `min` in a top-down search, else its `max`) may be needed.
+/// The node is looked at again only if the fallback is taken: an internal
+/// node's count never changes while readers can see it, only its child
+/// pointers and records do.
 #[derive(Clone, Copy)]
 struct Fallback {
-    node: Snap,
+    node: NodePtr,
     slot: usize,
-    min: u64,
-    max: u64,
+    edge: u64,
 }
 
 /// The slots of a leaf that hold no value, as bits.
@@ -225,10 +229,9 @@ impl<W: Want> Walk<W> {
                     i = if REV { i - 1 } else { i + 1 };
                     if n.gap(i) >= need {
                         fallback = Some(Fallback {
-                            node: n,
+                            node,
                             slot: i,
-                            min,
-                            max,
+                            edge: if REV { min } else { max },
                         });
                         break;
                     }
@@ -253,11 +256,11 @@ impl<W: Want> Walk<W> {
         let Some(f) = fallback else {
             return Ok(None);
         };
-        let (s, e) = (
-            f.node.slot_start(f.slot, f.min),
-            f.node.slot_end(f.slot, f.max),
-        );
-        let child = f.node.child(f.slot);
+        // The slot lies on the far side of the near-edge child, so only
+        // its far bound can be the node's.
+        let n = f.node.peek();
+        let (s, e) = (n.slot_start(f.slot, f.edge), n.slot_end(f.slot, f.edge));
+        let child = n.child(f.slot);
         if self.holds(s, e) {
             self.inside::<REV>(child, s, e)
         } else {
