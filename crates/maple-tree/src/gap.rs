@@ -6,13 +6,46 @@
 //! is exactly one absent slot, so these records are exact: a child whose
 //! record is below the requested size cannot hold a fit, and a child lying
 //! wholly inside the search window whose record is big enough certainly does.
-//! A search therefore descends only where a fit may be, and backs out at most
-//! along the two window edges: O(log n).
+//!
+//! # The search never rescans
+//!
+//! Take a search for the highest fit (`mas_empty_area_rev`; the lowest fit
+//! is the mirror image). The window's top end is the *near* edge, its bottom
+//! end the *far* edge. One walk goes down from the root along the near edge,
+//! to the leaf slot holding it:
+//!
+//! * While the window lies inside one child, that child is the only place
+//!   the answer can be: if its record is too small, there is no fit at all.
+//! * Once the window spans several children, the near-edge child may hold
+//!   the answer, but its big gap may also lie above the window. So before
+//!   going down, the walk notes the nearest sibling on the far side whose
+//!   record fits (a deeper note replaces a shallower one: it lies nearer to
+//!   the edge). A sibling wholly inside the window certainly holds a fit;
+//!   one crossing the far edge (only at the node where the window splits)
+//!   may not.
+//! * At the leaf the walk looks at the absent slots below the near edge. If
+//!   none fits, the answer is in the noted sibling: a descent that takes the
+//!   highest child whose record fits at every level, with no window to check
+//!   (or, for a sibling crossing the far edge, a walk along that edge, which
+//!   has no alternative left and so never turns back either).
+//!
+//! So a search costs one walk down plus at most one more, each node visited
+//! once, and leaves are scanned over their absent slots only (a bit mask).
+//!
+//! A tree without gap records (a regular tree) is searched by a plain
+//! depth-first scan, which backtracks.
+//!
+//! # Concurrent writers
+//!
+//! A reader of the concurrent tree may see a record that a writer is about
+//! to change, so a descent that a record promised may come up empty. The
+//! search then starts over with the depth-first scan, which needs no promise
+//! and, like every read, sees each node as it was at some moment.
 //!
 //! Sizes are counted saturating: the whole space, 2^64 indices, counts as
 //! `u64::MAX`, which is still at least any size that can be asked for.
 
-use crate::node::{span, Kind, NodePtr};
+use crate::node::{span, Kind, NodePtr, Snap};
 
 /// Largest absent run in a leaf covering `min..=max`.
 pub(crate) fn leaf_gap(leaf: NodePtr, min: u64, max: u64) -> u64 {
@@ -31,7 +64,29 @@ pub(crate) fn node_gap(node: NodePtr) -> u64 {
     (0..node.count()).map(|i| node.gap(i)).max().unwrap_or(0)
 }
 
-/// What a gap search looks for: `size` absent indices inside `lo..=hi`.
+/// What a gap search looks for, as the walks below see it: a window, the
+/// free indices a range must have for its gap record to be worth a look,
+/// and where in a free range the fit starts.
+///
+/// The walks count on one promise: a free range wholly inside the window
+/// with `need` indices holds a fit. Where it breaks, the search starts over
+/// with the depth-first scan, so answers never depend on it; a search whose
+/// fits can fail even then (the tight pass of an aligned search) says so
+/// with `promised` and gets the scan straight away.
+pub(crate) trait Want: Copy {
+    /// The window `lo..=hi`.
+    fn window(&self) -> (u64, u64);
+    /// Free indices a range must have (before clipping) to be looked at.
+    fn need(&self) -> u64;
+    /// Whether every free range inside the window with `need` indices
+    /// holds a fit.
+    fn promised(&self) -> bool;
+    /// The nearest fit (the lowest, or with `REV` the highest start) inside
+    /// the free range `start..=end` clipped to the window.
+    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64>;
+}
+
+/// An unaligned search: `size` absent indices inside `lo..=hi`.
 #[derive(Clone, Copy)]
 pub(crate) struct GapQuery {
     pub(crate) size: u64,
@@ -39,61 +94,323 @@ pub(crate) struct GapQuery {
     pub(crate) hi: u64,
 }
 
-impl GapQuery {
-    /// The lowest (or, with `rev`, the highest) start of a fit inside the free
-    /// range `start..=end`.
-    #[inline]
-    fn fit(&self, start: u64, end: u64, rev: bool) -> Option<u64> {
+impl Want for GapQuery {
+    #[inline(always)]
+    fn window(&self) -> (u64, u64) {
+        (self.lo, self.hi)
+    }
+
+    #[inline(always)]
+    fn need(&self) -> u64 {
+        self.size
+    }
+
+    #[inline(always)]
+    fn promised(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64> {
         let (s, e) = (start.max(self.lo), end.min(self.hi));
         if s > e || span(s, e) < self.size {
             return None;
         }
-        Some(if rev { e - (self.size - 1) } else { s })
+        Some(if REV { e - (self.size - 1) } else { s })
+    }
+}
+
+/// A descent that the gap records promised came up empty: a concurrent
+/// writer changed the subtree under the reader.
+struct Raced;
+
+/// A fit, no fit, or a broken promise.
+type Found = Result<Option<u64>, Raced>;
+
+/// Where a search may go when the near edge fails: child `slot` of the
+/// internal node `node`, a sibling on the far side of the near-edge child.
+/// Its bounds are pivots except on the far side, where the node's own bound
+/// `edge` (its `min` in a top-down search, else its `max`) may be needed.
+/// The node is looked at again only if the fallback is taken: an internal
+/// node's count never changes while readers can see it, only its child
+/// pointers and records do.
+#[derive(Clone, Copy)]
+struct Fallback {
+    node: NodePtr,
+    slot: usize,
+    edge: u64,
+}
+
+/// The slots of a leaf that hold no value, as bits.
+#[inline(always)]
+fn absent_bits(leaf: &Snap) -> u32 {
+    !u32::from(leaf.present_bits()) & ((1u32 << leaf.count()) - 1)
+}
+
+/// Takes the nearest slot of `bits` (the highest with `REV`, else the lowest).
+#[inline(always)]
+fn take_nearest<const REV: bool>(bits: &mut u32) -> usize {
+    let i = if REV {
+        31 - bits.leading_zeros()
+    } else {
+        bits.trailing_zeros()
+    } as usize;
+    *bits &= !(1 << i);
+    i
+}
+
+/// The nearest fit for `want` below `root` (the lowest, or with `rev` the
+/// highest).
+pub(crate) fn search<W: Want>(want: W, root: NodePtr, rev: bool) -> Option<u64> {
+    let w = Walk(want);
+    if rev {
+        w.find::<true>(root)
+    } else {
+        w.find::<false>(root)
+    }
+}
+
+/// The walks of one search.
+struct Walk<W>(W);
+
+impl<W: Want> Walk<W> {
+    #[inline(always)]
+    fn find<const REV: bool>(&self, root: NodePtr) -> Option<u64> {
+        if self.0.promised() && root.kind() != Kind::Range {
+            if let Ok(found) = self.near_edge::<REV>(root) {
+                return found;
+            }
+        }
+        self.scan::<REV>(root, 0, u64::MAX)
     }
 
-    /// Searches the subtree of `node` (covering `min..=max`, which overlaps
-    /// the window). Slots are tried from the window's near end (its start,
-    /// or with `rev` its end) and the scan stops at the first slot past the
-    /// other end, so a node wholly inside the window costs no pivot search.
-    pub(crate) fn search(&self, node: NodePtr, min: u64, max: u64, rev: bool) -> Option<u64> {
+    /// Whether `s..=e` lies wholly inside the window.
+    #[inline(always)]
+    fn holds(&self, s: u64, e: u64) -> bool {
+        let (lo, hi) = self.0.window();
+        lo <= s && e <= hi
+    }
+
+    /// The walk along the near edge (see the module docs), from the root of
+    /// an allocation tree.
+    #[inline]
+    fn near_edge<const REV: bool>(&self, root: NodePtr) -> Found {
+        let (lo, hi) = self.0.window();
+        let need = self.0.need();
+        let (mut node, mut min, mut max) = (root, 0, u64::MAX);
+        let mut fallback: Option<Fallback> = None;
+        loop {
+            let n = node.snap();
+            if n.is_leaf() {
+                if let Some(found) = self.leaf::<REV>(&n, min, max) {
+                    return Ok(Some(found));
+                }
+                break;
+            }
+            let count = n.count();
+            // The child holding the near edge.
+            let j = if REV {
+                if hi >= max {
+                    count - 1
+                } else {
+                    n.slot_of_rev(hi)
+                }
+            } else if lo <= min {
+                0
+            } else {
+                n.slot_of(lo)
+            };
+            let (s, e) = (n.slot_start(j, min), n.slot_end(j, max));
+            // Siblings on the far side, up to the one holding the far edge.
+            let far_inside = if REV { s > lo } else { e < hi };
+            if far_inside {
+                let mut i = j;
+                while if REV { i > 0 } else { i + 1 < count } {
+                    i = if REV { i - 1 } else { i + 1 };
+                    if n.gap(i) >= need {
+                        fallback = Some(Fallback {
+                            node,
+                            slot: i,
+                            edge: if REV { min } else { max },
+                        });
+                        break;
+                    }
+                    let reaches = if REV {
+                        n.slot_start(i, min) <= lo
+                    } else {
+                        n.slot_end(i, max) >= hi
+                    };
+                    if reaches {
+                        break;
+                    }
+                }
+            }
+            if n.gap(j) < need {
+                break;
+            }
+            if self.holds(s, e) {
+                return self.inside::<REV>(n.child(j), s, e);
+            }
+            (node, min, max) = (n.child(j), s, e);
+        }
+        let Some(f) = fallback else {
+            return Ok(None);
+        };
+        // The slot lies on the far side of the near-edge child, so only
+        // its far bound can be the node's.
+        let n = f.node.peek();
+        let (s, e) = (n.slot_start(f.slot, f.edge), n.slot_end(f.slot, f.edge));
+        let child = n.child(f.slot);
+        if self.holds(s, e) {
+            self.inside::<REV>(child, s, e)
+        } else {
+            self.far_edge::<REV>(child, s, e)
+        }
+    }
+
+    /// The nearest fit in a leaf covering `min..=max`, clipped to the window.
+    #[inline(always)]
+    fn leaf<const REV: bool>(&self, n: &Snap, min: u64, max: u64) -> Option<u64> {
+        let (lo, hi) = self.0.window();
+        let mut absent = absent_bits(n);
+        while absent != 0 {
+            let i = take_nearest::<REV>(&mut absent);
+            let (s, e) = (n.slot_start(i, min), n.slot_end(i, max));
+            // Slots beyond the near edge are skipped; past the far edge the
+            // search is over.
+            let (before, past) = if REV {
+                (s > hi, e < lo)
+            } else {
+                (e < lo, s > hi)
+            };
+            if past {
+                return None;
+            }
+            if before {
+                continue;
+            }
+            if let Some(found) = self.0.fit::<REV>(s, e) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The nearest fit below a child covering `min..=max` that lies wholly
+    /// inside the window and whose record fits: take the nearest child whose
+    /// record fits at every level, then the nearest absent slot that is big
+    /// enough.
+    #[inline]
+    fn inside<const REV: bool>(&self, mut node: NodePtr, mut min: u64, mut max: u64) -> Found {
+        let need = self.0.need();
+        loop {
+            let n = node.snap();
+            let count = n.count();
+            if n.is_leaf() {
+                let mut absent = absent_bits(&n);
+                while absent != 0 {
+                    let i = take_nearest::<REV>(&mut absent);
+                    let (s, e) = (n.slot_start(i, min), n.slot_end(i, max));
+                    if span(s, e) >= need {
+                        return self.0.fit::<REV>(s, e).map(Some).ok_or(Raced);
+                    }
+                }
+                return Err(Raced);
+            }
+            let fits = |&i: &usize| n.gap(i) >= need;
+            let i = if REV {
+                (0..count).rev().find(fits)
+            } else {
+                (0..count).find(fits)
+            };
+            let Some(i) = i else {
+                return Err(Raced);
+            };
+            (node, min, max) = (n.child(i), n.slot_start(i, min), n.slot_end(i, max));
+        }
+    }
+
+    /// The nearest fit below a child covering `min..=max` that holds the far
+    /// edge of the window (and none of the near one): children wholly inside
+    /// come first, the one crossing the edge last, so this walk never needs
+    /// to turn back.
+    fn far_edge<const REV: bool>(&self, mut node: NodePtr, mut min: u64, mut max: u64) -> Found {
+        let (lo, hi) = self.0.window();
+        let need = self.0.need();
+        loop {
+            let n = node.snap();
+            if n.is_leaf() {
+                return Ok(self.leaf::<REV>(&n, min, max));
+            }
+            let count = n.count();
+            let mut i = if REV { count - 1 } else { 0 };
+            loop {
+                let (s, e) = (n.slot_start(i, min), n.slot_end(i, max));
+                let crosses = if REV { s < lo } else { e > hi };
+                if n.gap(i) >= need {
+                    if !crosses {
+                        return self.inside::<REV>(n.child(i), s, e);
+                    }
+                    (node, min, max) = (n.child(i), s, e);
+                    break;
+                }
+                let last = if REV {
+                    s <= lo || i == 0
+                } else {
+                    e >= hi || i + 1 == count
+                };
+                if last {
+                    return Ok(None);
+                }
+                i = if REV { i - 1 } else { i + 1 };
+            }
+        }
+    }
+
+    /// Depth-first search of the subtree of `node` (covering `min..=max`,
+    /// which overlaps the window), for trees without gap records, searches
+    /// without a promise, and after a broken one. Slots are tried from the
+    /// window's near end and the scan stops at the first slot past the
+    /// other end.
+    fn scan<const REV: bool>(&self, node: NodePtr, min: u64, max: u64) -> Option<u64> {
+        let (lo, hi) = self.0.window();
         let node = node.snap();
         let count = node.count();
         let kind = node.kind();
         let try_slot = |i: usize, s: u64, e: u64| -> Option<u64> {
             match kind {
-                Kind::Leaf => (!node.is_present(i)).then(|| self.fit(s, e, rev)).flatten(),
-                Kind::ARange if node.gap(i) < self.size => None,
-                _ => self.search(node.child(i), s, e, rev),
+                Kind::Leaf if node.is_present(i) => None,
+                Kind::Leaf => self.0.fit::<REV>(s, e),
+                // A recorded gap is the largest free range of the child;
+                // clipping to the window only makes it smaller.
+                Kind::ARange if node.gap(i) < self.0.need() => None,
+                _ => self.scan::<REV>(node.child(i), s, e),
             }
         };
-        if rev {
-            let mut i = if self.hi >= max {
+        if REV {
+            let mut i = if hi >= max {
                 count - 1
             } else {
-                node.slot_of_rev(self.hi)
+                node.slot_of_rev(hi)
             };
             loop {
                 let s = node.slot_start(i, min);
                 if let Some(found) = try_slot(i, s, node.slot_end(i, max)) {
                     return Some(found);
                 }
-                if s <= self.lo || i == 0 {
+                if s <= lo || i == 0 {
                     return None;
                 }
                 i -= 1;
             }
         } else {
-            let mut i = if self.lo <= min {
-                0
-            } else {
-                node.slot_of(self.lo)
-            };
+            let mut i = if lo <= min { 0 } else { node.slot_of(lo) };
             loop {
                 let e = node.slot_end(i, max);
                 if let Some(found) = try_slot(i, node.slot_start(i, min), e) {
                     return Some(found);
                 }
-                if e >= self.hi || i + 1 == count {
+                if e >= hi || i + 1 == count {
                     return None;
                 }
                 i += 1;

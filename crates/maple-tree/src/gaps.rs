@@ -28,7 +28,8 @@
 
 use crate::displaced::Single;
 use crate::error::NoSpace;
-use crate::node::{span, Kind, NodePtr};
+use crate::gap::{search, Want};
+use crate::node::{span, NodePtr};
 use crate::query::query_bounds;
 use crate::tree::MapleTree;
 use crate::walk::Path;
@@ -196,18 +197,46 @@ struct AlignedQuery {
     /// Free indices a range must have inside the window to be looked at:
     /// `size + align - 1` in the roomy pass, `size` in the tight one.
     need: u64,
-    rev: bool,
 }
 
 impl AlignedQuery {
-    /// The lowest (or, with `rev`, highest) aligned start of a fit in the
+    /// The pass looks for roomy ranges: each one holds an aligned fit.
+    fn roomy(&self) -> bool {
+        self.need > self.size || self.align == 1
+    }
+
+    fn run(&self, root: Option<NodePtr>, rev: bool) -> Option<u64> {
+        match root {
+            None if rev => self.fit::<true>(self.lo, self.hi),
+            None => self.fit::<false>(self.lo, self.hi),
+            Some(root) => search(*self, root, rev),
+        }
+    }
+}
+
+impl Want for AlignedQuery {
+    fn window(&self) -> (u64, u64) {
+        (self.lo, self.hi)
+    }
+
+    fn need(&self) -> u64 {
+        self.need
+    }
+
+    /// `size + align - 1` free indices hold an aligned fit wherever they
+    /// start; a tight range (`need == size`) may not.
+    fn promised(&self) -> bool {
+        self.roomy()
+    }
+
+    /// The lowest (or, with `REV`, highest) aligned start of a fit in the
     /// free range `start..=end`, clipped to the window.
-    fn fit(&self, start: u64, end: u64) -> Option<u64> {
+    fn fit<const REV: bool>(&self, start: u64, end: u64) -> Option<u64> {
         let (s, e) = (start.max(self.lo), end.min(self.hi));
         if s > e || span(s, e) < self.need {
             return None;
         }
-        if self.rev {
+        if REV {
             // `span(s, e) >= need >= size`, so this does not underflow `s`.
             let top = e - (self.size - 1);
             let aligned = top - top % self.align;
@@ -216,68 +245,6 @@ impl AlignedQuery {
             let aligned = align_up(s, self.align)?;
             let end = aligned.checked_add(self.size - 1)?;
             (end <= e).then_some(aligned)
-        }
-    }
-
-    /// Searches the subtree of `node`, covering `min..=max` (which overlaps
-    /// the window), from the window's near end.
-    fn search(&self, node: NodePtr, min: u64, max: u64) -> Option<u64> {
-        let node = node.snap();
-        let count = node.count();
-        let kind = node.kind();
-        let try_slot = |i: usize| -> Option<u64> {
-            let (s, e) = (node.slot_start(i, min), node.slot_end(i, max));
-            match kind {
-                Kind::Leaf => {
-                    if node.is_present(i) {
-                        None
-                    } else {
-                        self.fit(s, e)
-                    }
-                }
-                // A recorded gap is the largest free range of the child;
-                // clipping to the window only makes it smaller.
-                Kind::ARange if node.gap(i) < self.need => None,
-                _ => self.search(node.child(i), s, e),
-            }
-        };
-        if self.rev {
-            let mut i = if self.hi >= max {
-                count - 1
-            } else {
-                node.slot_of_rev(self.hi)
-            };
-            loop {
-                if let Some(found) = try_slot(i) {
-                    return Some(found);
-                }
-                if node.slot_start(i, min) <= self.lo || i == 0 {
-                    return None;
-                }
-                i -= 1;
-            }
-        } else {
-            let mut i = if self.lo <= min {
-                0
-            } else {
-                node.slot_of(self.lo)
-            };
-            loop {
-                if let Some(found) = try_slot(i) {
-                    return Some(found);
-                }
-                if node.slot_end(i, max) >= self.hi || i + 1 == count {
-                    return None;
-                }
-                i += 1;
-            }
-        }
-    }
-
-    fn run(&self, root: Option<NodePtr>) -> Option<u64> {
-        match root {
-            None => self.fit(self.lo, self.hi),
-            Some(root) => self.search(root, 0, u64::MAX),
         }
     }
 }
@@ -300,18 +267,17 @@ pub(crate) fn aligned_search(
         lo,
         hi,
         need: size,
-        rev,
     };
     if let Some(need) = size.checked_add(align - 1) {
         let roomy = AlignedQuery { need, ..tight };
-        if let Some(found) = roomy.run(root) {
+        if let Some(found) = roomy.run(root, rev) {
             return Some(found);
         }
         if need == size {
             return None;
         }
     }
-    tight.run(root)
+    tight.run(root, rev)
 }
 
 /// Two paths walking toward each other over the free ranges inside

@@ -98,7 +98,7 @@ impl<'a, V> ReadCore<'a, V> {
         let (lo, hi) = query_bounds(within)?;
         let q = GapQuery { size, lo, hi };
         match self.root {
-            Some(root) => q.search(root, 0, u64::MAX, rev),
+            Some(root) => crate::gap::search(q, root, rev),
             // An empty tree: the window itself is free.
             None if span(lo, hi) < size => None,
             None if rev => Some(hi - (size - 1)),

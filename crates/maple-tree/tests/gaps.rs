@@ -321,3 +321,98 @@ fn guards_search_the_published_tree() {
     assert_eq!(r.find_gap_aligned_rev(30, 32, ..30_000), Some(29_664));
     assert_eq!(r.find_gap_aligned(30, 32, 5..5), None);
 }
+
+/// `find_gap`, `find_gap_rev` and their aligned forms against the model in
+/// trees four levels
+/// tall, so that windows split at every height: ranges laid out with
+/// random free runs between them (as the benchmark's gap workloads do), then
+/// a few hundred removed to make some runs long, then windows of every width
+/// from a few indices to the whole space; a third of them also aligned. On
+/// both tree kinds and through the concurrent tree's read guard.
+#[test]
+fn find_gap_in_tall_trees() {
+    let mut rng = Rng(2024);
+    let mut m: Model<u64> = Model::new();
+    let mut regular = MapleTree::new();
+    let mut alloc = MapleTree::new_alloc();
+    let rcu = RcuMapleTree::new_alloc();
+    let mut pos = 0u64;
+    for i in 0..6_000u64 {
+        let s = pos + rng.below(64);
+        let e = s + rng.below(32);
+        regular.insert(s..=e, i);
+        alloc.insert(s..=e, i);
+        rcu.write().insert(s..=e, i);
+        m.insert(s, e, i);
+        pos = e + 1;
+    }
+    for _ in 0..300 {
+        let a = rng.below(pos);
+        let b = a + rng.below(2_000);
+        regular.remove_range(a..=b);
+        alloc.remove_range(a..=b);
+        rcu.write().remove_range(a..=b);
+        m.remove_range(a, b);
+    }
+    alloc.validate().unwrap();
+    assert!(alloc.stats().height >= 4 && regular.stats().height >= 4);
+    let guard = rcu.read();
+    for q in 0..4_000 {
+        let size = match q % 8 {
+            0 => 1 + rng.below(4_000),
+            1 => 60 + rng.below(10),
+            _ => 1 + rng.below(64),
+        };
+        let width = match q % 5 {
+            0 => rng.below(100),
+            1 => rng.below(5_000),
+            2 => rng.below(100_000),
+            3 => rng.below(pos + 1_000),
+            _ => MAX - 1,
+        };
+        let lo = rng.below(pos + 500);
+        let hi = lo.saturating_add(width);
+        let want = (m.find_gap(size, lo, hi), m.find_gap_rev(size, lo, hi));
+        let ctx = || format!("query {q}: size {size} in {lo}..={hi}");
+        for (kind, t) in [("regular", &regular), ("alloc", &alloc)] {
+            let got = (t.find_gap(size, lo..=hi), t.find_gap_rev(size, lo..=hi));
+            assert_eq!(got, want, "{kind} {}", ctx());
+        }
+        let got = (
+            guard.find_gap(size, lo..=hi),
+            guard.find_gap_rev(size, lo..=hi),
+        );
+        assert_eq!(got, want, "rcu {}", ctx());
+        if q % 3 == 0 {
+            let align = [2, 8, 64, 4096][q / 3 % 4];
+            let want = (
+                model_aligned(&m, size, align, lo, hi, false),
+                model_aligned(&m, size, align, lo, hi, true),
+            );
+            for (kind, t) in [("regular", &regular), ("alloc", &alloc)] {
+                let got = (
+                    t.find_gap_aligned(size, align, lo..=hi),
+                    t.find_gap_aligned_rev(size, align, lo..=hi),
+                );
+                assert_eq!(got, want, "{kind} align {align} {}", ctx());
+            }
+            let got = (
+                guard.find_gap_aligned(size, align, lo..=hi),
+                guard.find_gap_aligned_rev(size, align, lo..=hi),
+            );
+            assert_eq!(got, want, "rcu align {align} {}", ctx());
+        }
+    }
+    // From the very start of the space too.
+    for size in [1, 2, 31, 63, 64, 65, 1_000, 1 << 40] {
+        let want = (m.find_gap(size, 0, MAX), m.find_gap_rev(size, 0, MAX));
+        assert_eq!(
+            (alloc.find_gap(size, ..), alloc.find_gap_rev(size, ..)),
+            want
+        );
+        assert_eq!(
+            (regular.find_gap(size, ..), regular.find_gap_rev(size, ..)),
+            want
+        );
+    }
+}
