@@ -186,7 +186,10 @@ unsafe fn dup_node<V, W, E>(
 ) -> Result<(), DupError<E>> {
     let from = src.peek();
     // Pivots, gaps and raw slot words; the header is rewritten by a guard.
-    dst.copy_from(src);
+    // SAFETY: `dst` is fresh memory; its present slots are overwritten with
+    // mapped values below (or the guard publishes none of them) and its child
+    // pointers with copies.
+    unsafe { dst.copy_from(src) };
     if from.is_leaf() {
         let mut done = LeafBits {
             node: dst,

@@ -507,9 +507,15 @@ impl NodePtr {
 
     /// Makes `self` a byte-for-byte copy of `src` (header, pivots, slots, gaps).
     /// Slot words are copied as raw bytes: the caller decides who owns values.
+    ///
+    /// # Safety
+    /// `self` is a node being built, which no reader can reach. Afterwards
+    /// both nodes hold the same value words (and child pointers): the caller
+    /// makes sure each value is still dropped once, e.g. by overwriting the
+    /// copy's present slots before anything can drop them.
     #[inline]
     #[cfg(not(loom))]
-    pub(crate) fn copy_from(self, src: NodePtr) {
+    pub(crate) unsafe fn copy_from(self, src: NodePtr) {
         // Two halves: the compiler expands a copy of 128 bytes into vector
         // moves in place, but calls `memcpy` for the whole 256, and that call
         // costs as much as the copy itself in a duplication of a small tree.
@@ -525,8 +531,14 @@ impl NodePtr {
 
     /// Under loom, a copy needs its own loom objects, so the node is copied
     /// field by field.
+    ///
+    /// # Safety
+    /// `self` is a node being built, which no reader can reach. Afterwards
+    /// both nodes hold the same value words (and child pointers): the caller
+    /// makes sure each value is still dropped once, e.g. by overwriting the
+    /// copy's present slots before anything can drop them.
     #[cfg(loom)]
-    pub(crate) fn copy_from(self, src: NodePtr) {
+    pub(crate) unsafe fn copy_from(self, src: NodePtr) {
         let h = src.header();
         // SAFETY: invariant 1; the copy is a node being built (its memory may
         // hold no header yet), so its loom objects are made anew.
@@ -537,7 +549,8 @@ impl NodePtr {
         }
         for i in 0..h.kind().capacity() {
             if h.kind() == Kind::Leaf {
-                self.set_value_word(i, src.word(i));
+                // SAFETY: the raw copy of the caller's contract.
+                unsafe { self.set_value_word(i, src.word(i)) };
             } else {
                 self.child_slot_of(h.kind(), i).store(
                     src.child_slot_of(h.kind(), i).load(Ordering::Relaxed),
@@ -1075,7 +1088,8 @@ mod tests {
         }
         src.publish_leaf(LEAF_SLOTS, 0xffff);
         let dst = pool.alloc(Kind::Range).unwrap();
-        dst.copy_from(src);
+        // SAFETY: `dst` is the test's fresh node; the `u64`s need no drop.
+        unsafe { dst.copy_from(src) };
         assert_eq!(
             (dst.kind(), dst.count(), dst.present_bits()),
             (Kind::Leaf, 16, 0xffff)
@@ -1098,7 +1112,9 @@ mod tests {
         }
         parent.publish_count(Kind::ARange, ARANGE_SLOTS);
         let copy = pool.alloc(Kind::Leaf).unwrap();
-        copy.copy_from(parent);
+        // SAFETY: `copy` is the test's fresh node; children are shared
+        // pointers that the test frees once.
+        unsafe { copy.copy_from(parent) };
         assert_eq!((copy.kind(), copy.count()), (Kind::ARange, ARANGE_SLOTS));
         for i in 0..ARANGE_SLOTS {
             assert_eq!((copy.child(i), copy.gap(i)), (src, i as u64));
