@@ -11,12 +11,14 @@ for p in errors threads forker mremap_heavy madvise_heavy churn12k mapcount; do
 done
 gcc -O1 -static -o "$BIN/static_hello" src/static_hello.c
 
-cap() { # name command...
+cap() { # name [--open-modes] command...
     local name=$1; shift
+    local opts=()
+    if [ "$1" = --open-modes ]; then opts=(--open-modes); shift; fi
     rm -rf "$name"
-    "$MAPLE" capture --out "$name" -- "$@" >/dev/null
+    "$MAPLE" capture "${opts[@]}" --out "$name" -- "$@" >/dev/null
 }
-cap errors        "$BIN/errors"
+cap errors --open-modes "$BIN/errors"
 cap threads       "$BIN/threads"
 cap forker        "$BIN/forker"
 cap mremap_heavy  "$BIN/mremap_heavy"

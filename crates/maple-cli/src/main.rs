@@ -101,6 +101,11 @@ struct CaptureCli {
     /// The capture directory to write (created; must be empty).
     #[arg(long)]
     out: std::path::PathBuf,
+    /// Also trace open/openat/openat2/creat/memfd_create/dup*/close, so that
+    /// the replay knows each mapped file's open mode (an extension of the
+    /// capture format: the replay reads captures with or without them).
+    #[arg(long)]
+    open_modes: bool,
     /// The command and its arguments (after `--`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     command: Vec<std::ffi::OsString>,
@@ -538,6 +543,7 @@ fn main() -> ExitCode {
         Cmd::Capture(a) => capture::capture(&capture::CaptureArgs {
             out: a.out,
             command: a.command,
+            open_modes: a.open_modes,
         })
         .map(|rc| ExitCode::from(rc.clamp(0, 255) as u8)),
         Cmd::Replay(a) => replay::run(&replay::ReplayArgs {

@@ -14,9 +14,10 @@ const FIGURES: [(&str, [usize; 10]); 20] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // 26 children fork and exit right after a failing call: their exit
-    // snapshots are the layouts after each failure. The one mismatch: a MAP_SHARED|PROT_WRITE mmap of a file opened
-    // read-only (EACCES); the trace does not show how files were opened.
-    ("errors", [27, 46, 6, 6, 1, 0, 27, 27, 27, 27]),
+    // snapshots are the layouts after each failure. Captured with
+    // --open-modes: the replay knows /etc/hostname was opened read-only, so
+    // its MAP_SHARED|PROT_WRITE mmap is EACCES as in the kernel.
+    ("errors", [27, 46, 6, 6, 0, 0, 27, 27, 27, 27]),
     ("find_xargs", [6, 174, 94, 94, 0, 0, 13, 13, 5, 5]),
     ("forker", [5, 196, 101, 101, 0, 0, 5, 5, 5, 5]),
     ("gcc", [3, 146, 49, 49, 0, 0, 8, 8, 3, 3]),

@@ -38,7 +38,15 @@ pub struct CaptureArgs {
     pub out: PathBuf,
     /// The command and its arguments.
     pub command: Vec<OsString>,
+    /// Also trace the calls that open descriptors ([`OPEN_CALLS`]), so that
+    /// the replay knows how each mapped file was opened.
+    pub open_modes: bool,
 }
+
+/// The system calls `--open-modes` adds to the trace: they tell the open
+/// mode (`O_RDONLY`, `O_RDWR`, ...) of every descriptor a mapping may use.
+/// The format's own trace set (memory and process calls) does not show it.
+pub const OPEN_CALLS: &str = "open,openat,openat2,creat,memfd_create,dup,dup2,dup3,close";
 
 /// The wrapper: replaces itself with `argv[0]` (an absolute path) at once.
 /// Returns only on failure.
@@ -119,7 +127,12 @@ pub fn capture(a: &CaptureArgs) -> Result<i32, String> {
         .arg("strace")
         .args(["-ff", "-ttt", "-y", "-s", "256", "--seccomp-bpf", "-o"])
         .arg(out.join("trace"))
-        .args(["-e", "trace=%memory,%process,shmat,shmdt,prctl"])
+        .arg("-e")
+        .arg(if a.open_modes {
+            format!("trace=%memory,%process,shmat,shmdt,prctl,{OPEN_CALLS}")
+        } else {
+            "trace=%memory,%process,shmat,shmdt,prctl".to_string()
+        })
         .arg("-e")
         .arg(format!(
             "inject=execve,execveat:delay_enter={d}:delay_exit={d}"
