@@ -180,6 +180,9 @@ impl Inner {
                 if !allowed(v, write) {
                     return Err(fault(at, FaultKind::Protection));
                 }
+                if !self.pkey_allows(v, write) {
+                    return Err(fault(at, FaultKind::ProtectionKey));
+                }
                 at = v.end;
                 continue;
             }
@@ -187,6 +190,9 @@ impl Inner {
                 Some((_, n)) if expand.is_none() && self.may_expand_stack(n, at) => {
                     if !allowed(n, write) {
                         return Err(fault(at, FaultKind::Protection));
+                    }
+                    if !self.pkey_allows(n, write) {
+                        return Err(fault(at, FaultKind::ProtectionKey));
                     }
                     expand = Some((n.start, at & !(PAGE_SIZE - 1)));
                     at = n.end;

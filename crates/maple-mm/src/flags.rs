@@ -256,6 +256,14 @@ flag_type! {
         NOHUGEPAGE = 0x4000_0000;
         /// `VM_MERGEABLE` (`MADV_MERGEABLE`): KSM may merge its pages.
         MERGEABLE = 0x8000_0000;
+        /// `VM_PKEY_BIT0` (`VM_HIGH_ARCH_0`): bit 0 of the VMA's protection key.
+        PKEY_BIT0 = 1 << 32;
+        /// `VM_PKEY_BIT1`.
+        PKEY_BIT1 = 1 << 33;
+        /// `VM_PKEY_BIT2`.
+        PKEY_BIT2 = 1 << 34;
+        /// `VM_PKEY_BIT3`.
+        PKEY_BIT3 = 1 << 35;
     }
 }
 
@@ -291,6 +299,20 @@ const SMAPS_NAMES: &[(&str, u64)] = &[
 impl VmFlags {
     /// `VM_ACCESS_FLAGS`: read, write, exec.
     pub const ACCESS: VmFlags = VmFlags(0x7);
+    /// `ARCH_VM_PKEY_FLAGS`: the four bits that hold a VMA's protection key.
+    /// They are part of the flags, so VMAs with different keys never merge;
+    /// `/proc/PID/smaps` prints the key as `ProtectionKey:`, not in `VmFlags:`.
+    pub const PKEY_MASK: VmFlags = VmFlags(0xf << 32);
+
+    /// The protection key (`vma_pkey`).
+    pub fn pkey(self) -> u32 {
+        ((self.0 & VmFlags::PKEY_MASK.0) >> 32) as u32
+    }
+
+    /// The same flags with protection key `key` (0..=15).
+    pub fn with_pkey(self, key: u32) -> VmFlags {
+        VmFlags((self.0 & !VmFlags::PKEY_MASK.0) | ((key as u64 & 0xf) << 32))
+    }
     /// `VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC`.
     pub const MAY_RWX: VmFlags = VmFlags(0x70);
 

@@ -202,6 +202,8 @@ impl Inner {
             start_brk: self.start_brk,
             brk: self.brk,
             vsyscall: self.vsyscall,
+            // arch_dup_pkeys; the thread's PKRU is inherited too.
+            pkeys: self.pkeys,
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.

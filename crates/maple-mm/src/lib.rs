@@ -131,6 +131,7 @@ mod mprotect;
 mod mremap;
 mod pagecache;
 mod pagetable;
+mod pkeys;
 mod placement;
 pub mod procmaps;
 mod range;
@@ -144,6 +145,7 @@ pub use error::{Errno, Fault, FaultKind};
 pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
+pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 

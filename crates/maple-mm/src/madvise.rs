@@ -245,6 +245,10 @@ impl Inner {
         if vma.flags.intersects(VmFlags::IO | VmFlags::PFNMAP) || !vma.flags.contains(needed) {
             return Err(Errno::EINVAL);
         }
+        // check_vma_flags: arch_vma_access_permitted (the thread's PKRU).
+        if !self.pkey_allows(vma, write) {
+            return Err(Errno::EFAULT);
+        }
         let mut page = start;
         while page < end {
             self.populate_page(phys, page, write);

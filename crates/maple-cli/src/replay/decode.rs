@@ -20,8 +20,18 @@ pub enum Op {
     },
     /// `munmap(addr, len)`.
     Munmap { addr: u64, len: u64 },
-    /// `mprotect` / `pkey_mprotect(addr, len, prot)`.
-    Mprotect { addr: u64, len: u64, prot: Prot },
+    /// `mprotect(addr, len, prot)` / `pkey_mprotect(addr, len, prot, pkey)`
+    /// (`pkey` -1 for `mprotect`).
+    Mprotect {
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        pkey: i32,
+    },
+    /// `pkey_alloc(flags, access_rights)`.
+    PkeyAlloc { flags: u32, rights: u32 },
+    /// `pkey_free(pkey)`.
+    PkeyFree { pkey: i32 },
     /// `mremap(old, old_len, new_len, flags, new_addr)`.
     Mremap {
         old: u64,
@@ -106,6 +116,8 @@ const MAPS: [(&str, u64); 20] = [
     ("MAP_FIXED_NOREPLACE", 0x10_0000),
     ("MAP_UNINITIALIZED", 0x400_0000),
 ];
+
+const PKEY_RIGHTS: [(&str, u64); 2] = [("PKEY_DISABLE_ACCESS", 1), ("PKEY_DISABLE_WRITE", 2)];
 
 const REMAPS: [(&str, u64); 3] = [
     ("MREMAP_MAYMOVE", 1),
@@ -206,6 +218,18 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             addr: num(arg(c, 0)?, "address")?,
             len: num(arg(c, 1)?, "length")?,
             prot: Prot::from_bits_retain(bits(arg(c, 2)?, &PROTS, "protection")? as u32),
+            pkey: if c.name == "pkey_mprotect" {
+                num(arg(c, 3)?, "protection key")? as i32
+            } else {
+                -1
+            },
+        },
+        "pkey_alloc" => Op::PkeyAlloc {
+            flags: num(arg(c, 0)?, "flags")? as u32,
+            rights: bits(arg(c, 1)?, &PKEY_RIGHTS, "access right")? as u32,
+        },
+        "pkey_free" => Op::PkeyFree {
+            pkey: num(arg(c, 0)?, "protection key")? as i32,
         },
         "mremap" => {
             let flags = bits(arg(c, 3)?, &REMAPS, "mremap flag")?;
@@ -243,7 +267,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
 
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 14] = [
+pub const NOT_MODELLED: [&str; 13] = [
     "shmat",
     "shmdt",
     "mlock",
@@ -256,17 +280,15 @@ pub const NOT_MODELLED: [&str; 14] = [
     "process_madvise",
     "mseal",
     "map_shadow_stack",
-    "pkey_alloc",
     "memfd_secret",
 ];
 
 /// Memory calls that never change a layout (`msync`, `mincore`, ...).
-pub const NO_LAYOUT_EFFECT: [&str; 6] = [
+pub const NO_LAYOUT_EFFECT: [&str; 5] = [
     "msync",
     "mincore",
     "get_mempolicy",
     "set_mempolicy",
-    "pkey_free",
     "set_mempolicy_home_node",
 ];
 
@@ -360,6 +382,23 @@ mod tests {
             }
         );
         assert_eq!(one("brk(NULL) = 0x555555559000"), Op::Brk { addr: 0 });
+        assert_eq!(
+            one("pkey_mprotect(0x7ffff7000000, 4096, PROT_READ|PROT_WRITE, 1) = 0"),
+            Op::Mprotect {
+                addr: 0x7fff_f700_0000,
+                len: 4096,
+                prot: Prot::RW,
+                pkey: 1
+            }
+        );
+        assert_eq!(
+            one("pkey_alloc(0, PKEY_DISABLE_ACCESS|PKEY_DISABLE_WRITE) = 2"),
+            Op::PkeyAlloc {
+                flags: 0,
+                rights: 3
+            }
+        );
+        assert_eq!(one("pkey_free(2) = 0"), Op::PkeyFree { pkey: 2 });
     }
 
     #[test]

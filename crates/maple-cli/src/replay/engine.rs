@@ -259,9 +259,9 @@ fn first_write(sp: &mut AddressSpace, addr: u64) {
 fn setup_range(op: &Op) -> Option<(u64, u64)> {
     match *op {
         Op::Madvise { addr, len, .. } => Some((addr, addr.saturating_add(len))),
-        Op::Mprotect { addr, len, prot } if prot == Prot::NONE => {
-            Some((addr, addr.saturating_add(len)))
-        }
+        Op::Mprotect {
+            addr, len, prot, ..
+        } if prot == Prot::NONE => Some((addr, addr.saturating_add(len))),
         _ => None,
     }
 }
@@ -618,8 +618,13 @@ impl<'a> Replayer<'a> {
                     self.mismatch(tgid, c, n);
                 }
             }
-            Op::Mprotect { addr, len, prot } => {
-                let m = sp.mprotect(addr, len, prot);
+            Op::Mprotect {
+                addr,
+                len,
+                prot,
+                pkey,
+            } => {
+                let m = sp.pkey_mprotect(addr, len, prot, pkey);
                 if !same_status(&c.ret, &m) {
                     let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
                     self.mismatch(tgid, c, n);
@@ -697,6 +702,25 @@ impl<'a> Replayer<'a> {
                     self.placement(tgid, c, k, mv);
                 }
                 if let Some(n) = note {
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::PkeyAlloc { flags, rights } => {
+                let m = sp.pkey_alloc(flags, rights).map(u64::from);
+                let same = match (&c.ret, &m) {
+                    (Ret::Val(k), Ok(mk)) => k == mk,
+                    (Ret::Err(e), Err(me)) => e == errno_name(*me),
+                    _ => false,
+                };
+                if !same {
+                    let n = format!("kernel {}, model {}", fmt_ret(&c.ret), fmt_model(&m));
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::PkeyFree { pkey } => {
+                let m = sp.pkey_free(pkey);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
                     self.mismatch(tgid, c, n);
                 }
             }
