@@ -110,6 +110,9 @@ pub enum FaultKind {
     /// The page's protection key denies the access in the thread's `PKRU`
     /// register (`SEGV_PKUERR`); as an errno, `EFAULT`.
     ProtectionKey,
+    /// The page is in a guard region (`MADV_GUARD_INSTALL`): the kernel
+    /// sends `SIGSEGV` (`VM_FAULT_SIGSEGV`); as an errno, `EFAULT`.
+    Guard,
 }
 
 /// A memory access ([`AddressSpace::read`](crate::AddressSpace::read) /
@@ -134,7 +137,7 @@ impl Fault {
         match self.kind {
             FaultKind::Unmapped => Errno::EFAULT,
             FaultKind::Protection => Errno::EACCES,
-            FaultKind::ProtectionKey => Errno::EFAULT,
+            FaultKind::ProtectionKey | FaultKind::Guard => Errno::EFAULT,
         }
     }
 }
@@ -145,6 +148,7 @@ impl fmt::Display for Fault {
             FaultKind::Unmapped => "unmapped address",
             FaultKind::Protection => "protection fault",
             FaultKind::ProtectionKey => "protection-key fault",
+            FaultKind::Guard => "guard-region fault",
         };
         let rw = if self.write { "write" } else { "read" };
         write!(f, "{what} on {rw} at {:#x}", self.addr)

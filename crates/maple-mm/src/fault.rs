@@ -183,6 +183,10 @@ impl Inner {
                 if !self.pkey_allows(v, write) {
                     return Err(fault(at, FaultKind::ProtectionKey));
                 }
+                let upto = v.end.min(end);
+                if let Some(g) = self.first_guard(at & !(PAGE_SIZE - 1), upto) {
+                    return Err(fault(g.max(at), FaultKind::Guard));
+                }
                 at = v.end;
                 continue;
             }

@@ -260,6 +260,7 @@ impl Inner {
         self.commit(phys, plan);
         if replaced {
             self.pt.zap(phys, addr, end);
+            self.drop_guards(addr, end);
         }
         if flags.contains(MapFlags::POPULATE) {
             let write = vmf & (VmFlags::WRITE | VmFlags::SHARED) == VmFlags::WRITE;
@@ -315,6 +316,7 @@ impl Inner {
         }
         self.commit(phys, plan);
         self.pt.zap(phys, start, end);
+        self.drop_guards(start, end);
         self.free_pgtables(phys, start, end);
         Ok(())
     }

@@ -227,6 +227,11 @@ impl AddressSpace {
         self.inner.pkeys.pkru
     }
 
+    /// Whether protection key `pkey` is allocated (`mm_pkey_is_allocated`).
+    pub fn pkey_allocated(&self, pkey: i32) -> bool {
+        self.inner.pkey_is_allocated(pkey)
+    }
+
     /// `WRPKRU`: sets the thread's `PKRU` register.
     pub fn set_pkru(&mut self, pkru: u32) {
         self.inner.pkeys.pkru = pkru;

@@ -238,7 +238,7 @@ pub fn parse_maps(text: &str) -> Result<Vec<MapsLine>, MapsError> {
 }
 
 /// The `VmFlags:` words of smaps (`show_smap_vma_flags`) and their `VM_*` bits.
-const VMFLAG_WORDS: [(&str, u64); 34] = [
+const VMFLAG_WORDS: [(&str, u64); 35] = [
     ("rd", 0x1),
     ("wr", 0x2),
     ("ex", 0x4),
@@ -250,6 +250,7 @@ const VMFLAG_WORDS: [(&str, u64); 34] = [
     ("gd", 0x100),
     ("um", 0x200),
     ("pf", 0x400),
+    ("gu", 0x800),
     ("uw", 0x1000),
     ("lo", 0x2000),
     ("io", 0x4000),

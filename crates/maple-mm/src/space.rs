@@ -51,6 +51,8 @@ pub(crate) struct Inner {
     pub(crate) vsyscall: bool,
     /// Protection keys: the allocation map, the execute-only key, `PKRU`.
     pub(crate) pkeys: crate::pkeys::Pkeys,
+    /// Guard-region pages (`MADV_GUARD_INSTALL`).
+    pub(crate) guards: crate::guard::Guards,
 }
 
 /// The accounting of an address space.
@@ -89,6 +91,7 @@ impl Inner {
             brk,
             vsyscall: false,
             pkeys: crate::pkeys::Pkeys::new(),
+            guards: Default::default(),
         }
     }
 

@@ -117,7 +117,12 @@ const MAPS: [(&str, u64); 20] = [
     ("MAP_UNINITIALIZED", 0x400_0000),
 ];
 
-const PKEY_RIGHTS: [(&str, u64); 2] = [("PKEY_DISABLE_ACCESS", 1), ("PKEY_DISABLE_WRITE", 2)];
+/// `PKEY_DISABLE_*` (EXECUTE is powerpc's; x86 rejects it with `EINVAL`).
+const PKEY_RIGHTS: [(&str, u64); 3] = [
+    ("PKEY_DISABLE_ACCESS", 1),
+    ("PKEY_DISABLE_WRITE", 2),
+    ("PKEY_DISABLE_EXECUTE", 4),
+];
 
 const REMAPS: [(&str, u64); 3] = [
     ("MREMAP_MAYMOVE", 1),
@@ -296,7 +301,7 @@ pub const NO_LAYOUT_EFFECT: [&str; 5] = [
 /// (`O_RDONLY` / `O_WRONLY` / `O_RDWR` of `open`, `openat`, `openat2`;
 /// `creat` is write-only) and whether it is closed at `execve`
 /// (`O_CLOEXEC`); `memfd_create` opens read-write. `None` for other calls. A trace has these calls only
-/// when the capture traced them (`maple capture --open-modes`).
+/// when the capture traced them (`maple capture --state-calls`).
 pub fn open_mode(c: &Call) -> Option<(OpenMode, bool)> {
     let flags = match c.name.as_str() {
         "open" => c.args.get(1)?.as_str(),
@@ -413,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn open_modes() {
+    fn state_calls() {
         let c = parse_trace(
             "t",
             1,

@@ -141,7 +141,7 @@ struct OpenDesc {
 }
 
 /// A process's descriptors that the trace showed being opened (by number).
-/// Only captures taken with `maple capture --open-modes` trace the opens;
+/// Only captures taken with `maple capture --state-calls` trace the opens;
 /// without them the table stays empty and [`open_file`] assumes a mode.
 type FdTable = HashMap<u64, OpenDesc>;
 
@@ -624,6 +624,16 @@ impl<'a> Replayer<'a> {
                 prot,
                 pkey,
             } => {
+                if pkey >= 0 && !self.cap.traces_pkey_alloc && !sp.pkey_allocated(pkey) {
+                    // pkey_alloc is not in the trace set: the key may have
+                    // been allocated; the model cannot tell.
+                    let p = self.proc_mut(tgid);
+                    p.calls -= 1;
+                    *p.not_modelled
+                        .entry("pkey_mprotect of an untraced key".into())
+                        .or_default() += 1;
+                    return;
+                }
                 let m = sp.pkey_mprotect(addr, len, prot, pkey);
                 if !same_status(&c.ret, &m) {
                     let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
@@ -659,6 +669,22 @@ impl<'a> Replayer<'a> {
                 flags,
                 new_addr,
             } => {
+                // With MREMAP_DONTUNMAP but not MREMAP_FIXED the kernel reads
+                // new_addr (a hint, checked for alignment), and strace does
+                // not print it. When the kernel said EINVAL, new_addr may be
+                // why (a program that passes no fifth argument leaves
+                // whatever the register held): the call is not expressible,
+                // and skipping it is what the kernel did to the layout.
+                let hidden_hint =
+                    flags.contains(RemapFlags::DONTUNMAP) && !flags.contains(RemapFlags::FIXED);
+                if hidden_hint && c.ret == Ret::Err("EINVAL".into()) {
+                    let p = self.proc_mut(tgid);
+                    p.calls -= 1;
+                    *p.not_modelled
+                        .entry("mremap DONTUNMAP refused (its new_addr is not in the trace)".into())
+                        .or_default() += 1;
+                    return;
+                }
                 let m = sp.mremap(old, old_len, new_len, flags, new_addr);
                 let may_move =
                     flags.contains(RemapFlags::MAYMOVE) && !flags.contains(RemapFlags::FIXED);
