@@ -302,6 +302,9 @@ const SMAPS_NAMES: &[(&str, u64)] = &[
 ];
 
 impl VmFlags {
+    /// `VM_STICKY` (Linux 6.18): flags that do not stop a merge and that the
+    /// merged VMA keeps if either part had them: `VM_MAYBE_GUARD`.
+    pub const STICKY: VmFlags = VmFlags(0x800);
     /// `VM_ACCESS_FLAGS`: read, write, exec.
     pub const ACCESS: VmFlags = VmFlags(0x7);
     /// `ARCH_VM_PKEY_FLAGS`: the four bits that hold a VMA's protection key.

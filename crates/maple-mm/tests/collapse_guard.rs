@@ -5,7 +5,9 @@
 
 mod common;
 use common::*;
-use maple_mm::{AddressSpace, Advice, Errno, FaultKind, MapFlags, Prot, RemapFlags, PMD_SIZE};
+use maple_mm::{
+    AddressSpace, Advice, Errno, FaultKind, MapFlags, Prot, RemapFlags, VmFlags, PMD_SIZE,
+};
 
 fn anon(mm: &mut AddressSpace, len: u64, flags: MapFlags) -> u64 {
     mm.mmap(0, len, Prot::RW, MapFlags::PRIVATE_ANON | flags, None, 0)
@@ -237,4 +239,33 @@ fn guards_live_like_page_table_entries() {
     .unwrap();
     assert_eq!(mm.read_byte(d + 3 * P), Ok(0));
     assert_eq!(child.read_byte(d + P).unwrap_err().kind, FaultKind::Guard);
+}
+
+/// `VM_MAYBE_GUARD` (smaps `gu`) is set on the whole VMA by a guard install,
+/// stays after `MADV_GUARD_REMOVE`, and is sticky: it does not stop a merge,
+/// and the merged VMA has it (checked with `VmFlags` of smaps).
+#[test]
+fn maybe_guard_is_sticky_and_merges() {
+    let mut mm = AddressSpace::new();
+    let g = anon(&mut mm, 8 * P, MapFlags::EMPTY);
+    mm.munmap(g, 2 * P).unwrap();
+    mm.madvise(g + 3 * P, P, Advice::GuardInstall).unwrap();
+    mm.madvise(g + 3 * P, P, Advice::GuardRemove).unwrap();
+    let v = mm.vma_at(g + 2 * P).unwrap();
+    assert_eq!((v.start(), v.end()), (g + 2 * P, g + 8 * P));
+    assert!(v.flags().contains(VmFlags::MAYBE_GUARD));
+    mm.mmap(
+        g + P,
+        P,
+        Prot::RW,
+        MapFlags::PRIVATE_ANON | MapFlags::FIXED,
+        None,
+        0,
+    )
+    .unwrap();
+    let v = mm.vma_at(g + P).unwrap();
+    assert_eq!((v.start(), v.end()), (g + P, g + 8 * P));
+    assert!(v.flags().contains(VmFlags::MAYBE_GUARD));
+    assert_eq!(v.flags().smaps(), "rd wr mr mw me gu ac");
+    mm.validate().unwrap();
 }
