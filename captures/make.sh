@@ -6,17 +6,20 @@ set -euo pipefail
 cd "$(dirname "$0")"
 MAPLE=${1:-../target/release/maple}
 BIN=$(mktemp -d)
-for p in errors threads forker mremap_heavy madvise_heavy churn12k mapcount; do
+for p in errors pkeys_guard threads forker mremap_heavy madvise_heavy churn12k mapcount; do
     gcc -O1 -o "$BIN/$p" "src/$p.c" -lpthread
 done
 gcc -O1 -static -o "$BIN/static_hello" src/static_hello.c
 
-cap() { # name command...
+cap() { # name [--state-calls] command...
     local name=$1; shift
+    local opts=()
+    if [ "$1" = --state-calls ]; then opts=(--state-calls); shift; fi
     rm -rf "$name"
-    "$MAPLE" capture --out "$name" -- "$@" >/dev/null
+    "$MAPLE" capture "${opts[@]}" --out "$name" -- "$@" >/dev/null
 }
-cap errors        "$BIN/errors"
+cap errors --state-calls "$BIN/errors"
+cap pkeys_guard --state-calls "$BIN/pkeys_guard"
 cap threads       "$BIN/threads"
 cap forker        "$BIN/forker"
 cap mremap_heavy  "$BIN/mremap_heavy"

@@ -107,6 +107,12 @@ struct CaptureCli {
     /// The capture directory to write (created; must be empty).
     #[arg(long)]
     out: std::path::PathBuf,
+    /// Also trace open/openat/openat2/creat/memfd_create/dup*/close and
+    /// pkey_alloc/pkey_free, so that the replay knows each mapped file's open
+    /// mode and the allocated protection keys (an extension of the capture
+    /// format: the replay reads captures with or without them).
+    #[arg(long)]
+    state_calls: bool,
     /// The command and its arguments (after `--`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     command: Vec<std::ffi::OsString>,
@@ -565,6 +571,7 @@ fn main() -> ExitCode {
         Cmd::Capture(a) => capture::capture(&capture::CaptureArgs {
             out: a.out,
             command: a.command,
+            state_calls: a.state_calls,
         })
         .map(|rc| ExitCode::from(rc.clamp(0, 255) as u8)),
         Cmd::Replay(a) => replay::run(&replay::ReplayArgs {

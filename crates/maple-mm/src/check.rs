@@ -52,6 +52,14 @@ impl AddressSpace {
         if let Err(e) = inner.vmas.validate() {
             return err("maple tree", e.to_string());
         }
+        // Guard markers live in page tables, so only inside VMAs that
+        // record them.
+        for &g in &inner.guards {
+            match inner.vmas.get(g) {
+                Some(v) if v.flags.contains(VmFlags::MAYBE_GUARD) && g % PAGE_SIZE == 0 => {}
+                _ => return err("guard page", format!("{g:#x} outside a guarded VMA")),
+            }
+        }
         let mut total = 0u64;
         let mut prev_end = 0u64;
         for (r, v) in inner.vmas.iter() {

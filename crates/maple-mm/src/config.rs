@@ -46,6 +46,19 @@ pub struct Config {
     pub max_map_count: usize,
     /// `mm->start_brk`: the initial program break.
     pub start_brk: u64,
+    /// Whether the CPU has memory protection keys and the kernel uses them
+    /// (x86 `PKU` with `OSPKE`, as on the machines this model was checked
+    /// on): 16 keys, `PROT_EXEC`-only mappings get the execute-only key, and
+    /// the model's accesses obey [`AddressSpace::pkru`](crate::AddressSpace::pkru).
+    /// Without them (`false`) there is only key 0 and `pkey_alloc` fails
+    /// (`ENOSPC`), as Linux does on such machines.
+    #[cfg_attr(feature = "serde", serde(default = "pkeys_default"))]
+    pub pkeys: bool,
+}
+
+#[cfg(feature = "serde")]
+fn pkeys_default() -> bool {
+    true
 }
 
 impl Default for Config {
@@ -61,6 +74,7 @@ impl Default for Config {
             stack_rlimit: 8 << 20,
             max_map_count: 65530,
             start_brk: 0x5555_5555_9000,
+            pkeys: true,
         }
     }
 }

@@ -29,6 +29,8 @@ pub enum Errno {
     EINVAL,
     /// Value too large (75): a file offset that overflows.
     EOVERFLOW,
+    /// No space left on device (28): `pkey_alloc` with every protection key taken.
+    ENOSPC,
     /// Operation not supported (95): `MAP_SHARED_VALIDATE` of a file with a
     /// flag the file does not support (`MAP_SYNC`, `MAP_FIXED_NOREPLACE`).
     EOPNOTSUPP,
@@ -46,6 +48,7 @@ impl Errno {
             Errno::EFAULT => 14,
             Errno::EEXIST => 17,
             Errno::EINVAL => 22,
+            Errno::ENOSPC => 28,
             Errno::EOVERFLOW => 75,
             Errno::EOPNOTSUPP => 95,
         }
@@ -62,6 +65,7 @@ impl Errno {
             Errno::EFAULT => "EFAULT",
             Errno::EEXIST => "EEXIST",
             Errno::EINVAL => "EINVAL",
+            Errno::ENOSPC => "ENOSPC",
             Errno::EOVERFLOW => "EOVERFLOW",
             Errno::EOPNOTSUPP => "EOPNOTSUPP",
         }
@@ -78,6 +82,7 @@ impl Errno {
             Errno::EFAULT,
             Errno::EEXIST,
             Errno::EINVAL,
+            Errno::ENOSPC,
             Errno::EOVERFLOW,
             Errno::EOPNOTSUPP,
         ]
@@ -102,6 +107,12 @@ pub enum FaultKind {
     /// A mapping covers the address but does not allow the access
     /// (`SEGV_ACCERR`); as an errno, `EACCES`.
     Protection,
+    /// The page's protection key denies the access in the thread's `PKRU`
+    /// register (`SEGV_PKUERR`); as an errno, `EFAULT`.
+    ProtectionKey,
+    /// The page is in a guard region (`MADV_GUARD_INSTALL`): the kernel
+    /// sends `SIGSEGV` (`VM_FAULT_SIGSEGV`); as an errno, `EFAULT`.
+    Guard,
 }
 
 /// A memory access ([`AddressSpace::read`](crate::AddressSpace::read) /
@@ -126,6 +137,7 @@ impl Fault {
         match self.kind {
             FaultKind::Unmapped => Errno::EFAULT,
             FaultKind::Protection => Errno::EACCES,
+            FaultKind::ProtectionKey | FaultKind::Guard => Errno::EFAULT,
         }
     }
 }
@@ -135,6 +147,8 @@ impl fmt::Display for Fault {
         let what = match self.kind {
             FaultKind::Unmapped => "unmapped address",
             FaultKind::Protection => "protection fault",
+            FaultKind::ProtectionKey => "protection-key fault",
+            FaultKind::Guard => "guard-region fault",
         };
         let rw = if self.write { "write" } else { "read" };
         write!(f, "{what} on {rw} at {:#x}", self.addr)

@@ -180,6 +180,13 @@ impl Inner {
                 if !allowed(v, write) {
                     return Err(fault(at, FaultKind::Protection));
                 }
+                if !self.pkey_allows(v, write) {
+                    return Err(fault(at, FaultKind::ProtectionKey));
+                }
+                let upto = v.end.min(end);
+                if let Some(g) = self.first_guard(at & !(PAGE_SIZE - 1), upto) {
+                    return Err(fault(g.max(at), FaultKind::Guard));
+                }
                 at = v.end;
                 continue;
             }
@@ -187,6 +194,9 @@ impl Inner {
                 Some((_, n)) if expand.is_none() && self.may_expand_stack(n, at) => {
                     if !allowed(n, write) {
                         return Err(fault(at, FaultKind::Protection));
+                    }
+                    if !self.pkey_allows(n, write) {
+                        return Err(fault(at, FaultKind::ProtectionKey));
                     }
                     expand = Some((n.start, at & !(PAGE_SIZE - 1)));
                     at = n.end;

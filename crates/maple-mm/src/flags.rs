@@ -228,6 +228,10 @@ flag_type! {
         GROWSDOWN = 0x100;
         /// `VM_PFNMAP`: page frames without `struct page` (`[vvar]`).
         PFNMAP = 0x400;
+        /// `VM_MAYBE_GUARD` (Linux 6.18, smaps `gu`): a guard region was
+        /// installed in the VMA at some time; its page tables are copied at
+        /// fork so that the guards are. Never cleared.
+        MAYBE_GUARD = 0x800;
         /// `VM_LOCKED`.
         LOCKED = 0x2000;
         /// `VM_IO`: memory-mapped I/O (`[vvar]`): never dumped, no `MADV_DOFORK`.
@@ -256,6 +260,14 @@ flag_type! {
         NOHUGEPAGE = 0x4000_0000;
         /// `VM_MERGEABLE` (`MADV_MERGEABLE`): KSM may merge its pages.
         MERGEABLE = 0x8000_0000;
+        /// `VM_PKEY_BIT0` (`VM_HIGH_ARCH_0`): bit 0 of the VMA's protection key.
+        PKEY_BIT0 = 1 << 32;
+        /// `VM_PKEY_BIT1`.
+        PKEY_BIT1 = 1 << 33;
+        /// `VM_PKEY_BIT2`.
+        PKEY_BIT2 = 1 << 34;
+        /// `VM_PKEY_BIT3`.
+        PKEY_BIT3 = 1 << 35;
     }
 }
 
@@ -263,7 +275,7 @@ flag_type! {
 /// (`show_smap_vma_flags`) and their `VM_*` bits, in the kernel's order:
 /// every word the kernel prints on x86-64, also for flags the model never
 /// sets (`um`, `sd`, `ss`, ...), so that captured kernel text parses.
-const SMAPS_WORDS: [(&str, u64); 34] = [
+const SMAPS_WORDS: [(&str, u64); 35] = [
     ("rd", 0x1),
     ("wr", 0x2),
     ("ex", 0x4),
@@ -275,6 +287,7 @@ const SMAPS_WORDS: [(&str, u64); 34] = [
     ("gd", 0x100),
     ("um", 0x200),
     ("pf", 0x400),
+    ("gu", 0x800),
     ("uw", 0x1000),
     ("lo", 0x2000),
     ("io", 0x4000),
@@ -301,8 +314,25 @@ const SMAPS_WORDS: [(&str, u64); 34] = [
 ];
 
 impl VmFlags {
+    /// `VM_STICKY` (Linux 6.18): flags that do not stop a merge and that the
+    /// merged VMA keeps if either part had them: `VM_MAYBE_GUARD`.
+    pub const STICKY: VmFlags = VmFlags(0x800);
     /// `VM_ACCESS_FLAGS`: read, write, exec.
     pub const ACCESS: VmFlags = VmFlags(0x7);
+    /// `ARCH_VM_PKEY_FLAGS`: the four bits that hold a VMA's protection key.
+    /// They are part of the flags, so VMAs with different keys never merge;
+    /// `/proc/PID/smaps` prints the key as `ProtectionKey:`, not in `VmFlags:`.
+    pub const PKEY_MASK: VmFlags = VmFlags(0xf << 32);
+
+    /// The protection key (`vma_pkey`).
+    pub fn pkey(self) -> u32 {
+        ((self.0 & VmFlags::PKEY_MASK.0) >> 32) as u32
+    }
+
+    /// The same flags with protection key `key` (0..=15).
+    pub fn with_pkey(self, key: u32) -> VmFlags {
+        VmFlags((self.0 & !VmFlags::PKEY_MASK.0) | ((key as u64 & 0xf) << 32))
+    }
     /// `VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC`.
     pub const MAY_RWX: VmFlags = VmFlags(0x70);
 
@@ -446,10 +476,36 @@ pub enum Advice {
     /// `MADV_DONTNEED_LOCKED` (24): [`DontNeed`](Self::DontNeed) that also
     /// works on `VM_LOCKED` VMAs.
     DontNeedLocked,
+    /// `MADV_COLLAPSE` (25, Linux 6.1+): collapses the range's aligned 2 MiB
+    /// blocks into transparent huge pages at once (`madvise_collapse`),
+    /// whatever the sysfs THP settings say. `EINVAL` on a VMA that may not
+    /// have huge pages (`VM_NOHUGEPAGE`, `VM_SPECIAL`, no aligned 2 MiB
+    /// block inside it, anonymous memory without an anon_vma, a file not
+    /// opened read-only) and on a range with no aligned block whose ends
+    /// round past each other. No VMA changes. A private anonymous block
+    /// collapses when any page of it is present (the zero page and pages
+    /// shared copy-on-write with a child count): every page of it is then
+    /// present and the process's own (missing ones zero-filled), as in the
+    /// huge page; a block with no present page is `EINVAL`, and the other
+    /// blocks are still collapsed. The model has no huge pages in its page
+    /// tables and leaves file and shared memory as it is (reads see the same
+    /// data either way).
+    Collapse,
+    /// `MADV_GUARD_INSTALL` (102, Linux 6.13+): makes every page of the
+    /// range a guard page that faults on access ([`FaultKind::Guard`](crate::FaultKind::Guard)),
+    /// dropping what was there, without splitting a VMA. `EINVAL` on
+    /// `VM_LOCKED` or `VM_SPECIAL` VMAs. Guards survive `DONTNEED`, `FREE`
+    /// and `mprotect`; unmapping removes them; `mremap` moves them; fork
+    /// copies them (except with `VM_WIPEONFORK`); `MADV_POPULATE_*` over
+    /// them is `EFAULT`.
+    GuardInstall,
+    /// `MADV_GUARD_REMOVE` (103): removes the range's guards; `EINVAL` on
+    /// `VM_SPECIAL` VMAs (locked ones are allowed).
+    GuardRemove,
 }
 
 /// Every advice the model implements, in `MADV_*` order.
-const ALL_ADVICE: [Advice; 22] = [
+const ALL_ADVICE: [Advice; 25] = [
     Advice::Normal,
     Advice::Random,
     Advice::Sequential,
@@ -472,6 +528,9 @@ const ALL_ADVICE: [Advice; 22] = [
     Advice::PopulateRead,
     Advice::PopulateWrite,
     Advice::DontNeedLocked,
+    Advice::Collapse,
+    Advice::GuardInstall,
+    Advice::GuardRemove,
 ];
 
 impl Advice {
@@ -486,8 +545,7 @@ impl Advice {
     /// transparent huge pages, memory failure) knows the advice
     /// (`madvise_behavior_valid`); `madvise` with any other value fails with
     /// `EINVAL` and changes nothing. Known values the model does not
-    /// implement: `MADV_COLLAPSE` (25), `MADV_HWPOISON` (100), `MADV_SOFT_OFFLINE`
-    /// (101), `MADV_GUARD_INSTALL` (102), `MADV_GUARD_REMOVE` (103).
+    /// implement: `MADV_HWPOISON` (100) and `MADV_SOFT_OFFLINE` (101).
     pub fn linux_accepts(raw: i32) -> bool {
         matches!(raw, 0..=4 | 8..=25 | 100..=103)
     }
@@ -517,6 +575,9 @@ impl Advice {
             Advice::PopulateRead => 22,
             Advice::PopulateWrite => 23,
             Advice::DontNeedLocked => 24,
+            Advice::Collapse => 25,
+            Advice::GuardInstall => 102,
+            Advice::GuardRemove => 103,
         }
     }
 }
@@ -561,7 +622,7 @@ mod tests {
     #[test]
     fn advice_round_trip() {
         for raw in [
-            0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+            0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 102, 103,
         ] {
             assert_eq!(Advice::from_raw(raw).map(Advice::raw), Some(raw));
             assert!(Advice::linux_accepts(raw));

@@ -80,15 +80,18 @@ fn child_vma(v: &Vma) -> Vma {
     Vma {
         anon,
         anon_inherited: anon.is_some(),
+        // dup_mmap: memory locks are not inherited.
+        flags: v.flags.without(VmFlags::LOCKED),
         ..v.clone()
     }
 }
 
-/// `vma_needs_copy`: only VMAs with anonymous pages get their page tables
-/// copied (the child faults file and shared pages in again), and never
-/// `VM_WIPEONFORK` ones.
+/// `vma_needs_copy`: only VMAs with anonymous pages or guard regions
+/// (`VM_MAYBE_GUARD`) get their page tables copied (the child faults file
+/// and shared pages in again), and never `VM_WIPEONFORK` ones.
 fn needs_copy(child: &Vma) -> bool {
-    child.anon.is_some() && !child.flags.contains(VmFlags::WIPEONFORK)
+    (child.anon.is_some() || child.flags.contains(VmFlags::MAYBE_GUARD))
+        && !child.flags.contains(VmFlags::WIPEONFORK)
 }
 
 impl AddressSpace {
@@ -167,6 +170,9 @@ impl Inner {
             start_brk: self.start_brk,
             brk: self.brk,
             vsyscall: self.vsyscall,
+            // arch_dup_pkeys; the thread's PKRU is inherited too.
+            pkeys: self.pkeys,
+            guards: Default::default(),
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.
@@ -178,6 +184,10 @@ impl Inner {
             }
             if needs_copy(v) {
                 ranges.push((v.start, v.end, v.flags.is_cow()));
+                // Guard markers are page-table entries: copied with them.
+                child
+                    .guards
+                    .extend(self.guards.range(v.start..v.end).copied());
             }
         }
         let r = self

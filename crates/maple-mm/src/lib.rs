@@ -51,13 +51,25 @@
 //! - **`madvise`**: flag advice (fork, dump, huge page, read-ahead), page
 //!   advice (`DONTNEED`, `REMOVE`, `POPULATE_*`) and hints (`WILLNEED`,
 //!   `FREE`, `COLD`, `PAGEOUT`), each with the kernel's per-VMA errors
-//!   ([`Advice`]).
+//!   ([`Advice`]); `MADV_COLLAPSE` (6.1+: which VMAs may have huge pages,
+//!   which 2 MiB blocks collapse) and guard regions (`MADV_GUARD_INSTALL` /
+//!   `MADV_GUARD_REMOVE`, 6.13+: page-table markers that fault, no VMA
+//!   split, `VM_MAYBE_GUARD`; kept by `DONTNEED`, moved by `mremap`, copied
+//!   at fork, removed by unmapping) (tests in `tests/collapse_guard.rs`).
+//! - **Protection keys**: `pkey_alloc` (lowest free key, `ENOSPC` when the
+//!   16 are taken or the machine has none: [`Config::pkeys`]), `pkey_free`,
+//!   [`pkey_mprotect`](AddressSpace::pkey_mprotect) (`EINVAL` for a key not
+//!   allocated); the key is part of a VMA's flags, so VMAs with different
+//!   keys do not merge; `PROT_EXEC`-only memory gets the execute-only key;
+//!   the model's accesses obey the thread's [`PKRU`](AddressSpace::pkru)
+//!   (tests in `tests/pkeys.rs`).
 //! - **Merges**: `is_mergeable_vma` and `is_mergeable_anon_vma`: a VMA gets
 //!   its anon_vma on its first write fault ([`Vma::anon_vma`]); two
 //!   anonymous VMAs merge only if their anon_vmas are the same, or one has
 //!   none and the other's chain is singular — not so for a VMA inherited at
 //!   fork with pages ([`Vma::anon_vma_inherited`]), so a new mapping next to
 //!   it in the child stays a VMA of its own. Special mappings never merge.
+//! - **Fork**: `VM_LOCKED` is not inherited (`dup_mmap`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
 //!   `[vsyscall]` gate page with the kernel's flags
 //!   ([`AddressSpace::map_special`]); they cannot be split (`EINVAL`) nor
@@ -129,6 +141,7 @@ mod fault;
 mod flags;
 mod fork;
 mod frames;
+mod guard;
 #[cfg(feature = "serde")]
 mod layout;
 mod madvise;
@@ -138,6 +151,7 @@ mod mprotect;
 mod mremap;
 mod pagecache;
 mod pagetable;
+mod pkeys;
 mod placement;
 pub mod procmaps;
 mod range;
@@ -151,6 +165,7 @@ pub use error::{Errno, Fault, FaultKind};
 pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
+pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 

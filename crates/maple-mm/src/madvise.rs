@@ -3,11 +3,12 @@
 //! `POPULATE_*`), and hints the model validates but that change nothing a
 //! program can see in it (`WILLNEED`, `FREE`, `COLD`, `PAGEOUT`).
 
-use crate::config::{PAGE_SHIFT, PAGE_SIZE};
+use crate::config::{PAGE_SHIFT, PAGE_SIZE, PMD_SIZE};
 use crate::error::Errno;
 use crate::flags::{Advice, VmFlags};
 use crate::memory::Phys;
 use crate::pagecache::Obj;
+use crate::pagetable::PRESENT;
 use crate::range::{page_range, AtHole};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, Vma};
@@ -38,7 +39,10 @@ impl AddressSpace {
     ///   mapping; `POPULATE_READ`/`POPULATE_WRITE` fault every page in and
     ///   stop at the first hole (`ENOMEM`) or refusing VMA (`EINVAL`);
     /// - `WILLNEED`, `FREE`, `COLD`, `PAGEOUT` check their VMAs and change
-    ///   nothing the model shows (no reclaim, no swap in the model).
+    ///   nothing the model shows (no reclaim, no swap in the model);
+    /// - `COLLAPSE` checks each VMA may have huge pages and fills the aligned
+    ///   2 MiB blocks that have a page; `GUARD_INSTALL` / `GUARD_REMOVE` put
+    ///   and take guard markers (see [`Advice`]).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, Advice, MapFlags, Prot, VmFlags, Errno};
@@ -182,6 +186,9 @@ impl Inner {
                 }
             }
             Advice::Remove => self.remove_range(phys, vma, start, end),
+            Advice::Collapse => self.collapse(phys, vma, start, end),
+            Advice::GuardInstall => self.guard_install(phys, vma, start, end),
+            Advice::GuardRemove => self.guard_remove(vma, start, end),
             Advice::PopulateRead | Advice::PopulateWrite => {
                 unreachable!("populate advice walks the range itself")
             }
@@ -245,11 +252,78 @@ impl Inner {
         if vma.flags.intersects(VmFlags::IO | VmFlags::PFNMAP) || !vma.flags.contains(needed) {
             return Err(Errno::EINVAL);
         }
+        // check_vma_flags: arch_vma_access_permitted (the thread's PKRU).
+        if !self.pkey_allows(vma, write) {
+            return Err(Errno::EFAULT);
+        }
+        // A guard page fails the fault (VM_FAULT_SIGSEGV): the pages before
+        // it are populated.
+        let end = match self.first_guard(start, end) {
+            Some(g) => {
+                self.populate_pages(phys, start, g, write);
+                return Err(Errno::EFAULT);
+            }
+            None => end,
+        };
+        self.populate_pages(phys, start, end, write);
+        Ok(())
+    }
+
+    fn populate_pages(&mut self, phys: &mut Phys, start: u64, end: u64, write: bool) {
         let mut page = start;
         while page < end {
             self.populate_page(phys, page, write);
             page += PAGE_SIZE;
         }
-        Ok(())
+    }
+
+    /// `madvise_collapse` on the part `start..end` of `vma` (see
+    /// [`Advice::Collapse`]).
+    fn collapse(&mut self, phys: &mut Phys, vma: &Vma, start: u64, end: u64) -> Result<(), Errno> {
+        // thp_vma_allowable_order with a forced collapse: VM_NO_KHUGEPAGED,
+        // VM_NOHUGEPAGE, an aligned block inside the VMA (with the file
+        // offset aligned alike), an anon_vma for anonymous memory, a file
+        // nobody writes (CONFIG_READ_ONLY_THP_FOR_FS).
+        if vma.flags.intersects(VmFlags::NOHUGEPAGE | VmFlags::SPECIAL) {
+            return Err(Errno::EINVAL);
+        }
+        let last_block = vma.end.saturating_sub(PMD_SIZE) & !(PMD_SIZE - 1);
+        let offset_aligned = vma.is_anonymous()
+            || ((vma.start >> PAGE_SHIFT).wrapping_sub(vma.pgoff)) % (PMD_SIZE >> PAGE_SHIFT) == 0;
+        if vma.end < PMD_SIZE || last_block < vma.start || !offset_aligned {
+            return Err(Errno::EINVAL);
+        }
+        let private_anon = vma.is_anonymous() && !vma.is_shared();
+        match vma.backing {
+            Backing::Anon if private_anon && vma.anon.is_none() => return Err(Errno::EINVAL),
+            Backing::File(_) if vma.vm_file.is_none_or(|f| f.writable()) => {
+                return Err(Errno::EINVAL)
+            }
+            Backing::Special(_) => return Err(Errno::EINVAL),
+            _ => {}
+        }
+        let hstart = start.next_multiple_of(PMD_SIZE);
+        let hend = end & !(PMD_SIZE - 1);
+        if hstart > hend {
+            return Err(Errno::EINVAL);
+        }
+        if !private_anon {
+            return Ok(());
+        }
+        // The new huge page is the process's own (copy-on-write sharing
+        // ends) and writable if the VMA is: the write fault of each page.
+        let write = vma.flags.contains(VmFlags::WRITE);
+        let mut result = Ok(());
+        for block in (hstart..hend).step_by(PMD_SIZE as usize) {
+            let any_present = (block..block + PMD_SIZE)
+                .step_by(PAGE_SIZE as usize)
+                .any(|page| self.pt.lookup(phys, page).0 & PRESENT != 0);
+            if any_present {
+                self.populate_pages(phys, block, block + PMD_SIZE, write);
+            } else {
+                result = Err(Errno::EINVAL); // SCAN_PMD_NULL, SCAN_PTE_NON_PRESENT
+            }
+        }
+        result
     }
 }

@@ -168,6 +168,13 @@ impl Inner {
         if self.vmas.len() > self.cfg.max_map_count {
             return Err(Errno::ENOMEM);
         }
+        // do_mmap: PROT_EXEC alone takes the execute-only protection key,
+        // allocated here even if the call fails later.
+        let pkey = if prot == Prot::EXEC {
+            self.exec_only_pkey().unwrap_or(0)
+        } else {
+            0
+        };
         let sharing = flags & MapFlags::TYPE;
         let shared = sharing == MapFlags::SHARED || sharing == MapFlags::SHARED_VALIDATE;
         let thp = thp_offset(file, shared, addr, len, pgoff);
@@ -185,7 +192,7 @@ impl Inner {
             }
         }
 
-        let mut vmf = VmFlags::from_prot(prot) | VmFlags::MAY_RWX;
+        let mut vmf = VmFlags::from_prot(prot).with_pkey(pkey) | VmFlags::MAY_RWX;
         vmf.set(VmFlags::GROWSDOWN, flags.contains(MapFlags::GROWSDOWN));
         vmf.set(VmFlags::LOCKED, flags.contains(MapFlags::LOCKED));
         // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks.
@@ -253,11 +260,18 @@ impl Inner {
         self.commit(phys, plan);
         if replaced {
             self.pt.zap(phys, addr, end);
+            self.drop_guards(addr, end);
         }
         if flags.contains(MapFlags::POPULATE) {
             let write = vmf & (VmFlags::WRITE | VmFlags::SHARED) == VmFlags::WRITE;
             let mut a = addr;
-            while a < end {
+            // get_user_pages refuses memory the thread's PKRU denies
+            // (mm_populate ignores the error).
+            let allowed = self
+                .vmas
+                .get(addr)
+                .is_some_and(|v| self.pkey_allows(v, write));
+            while allowed && a < end {
                 self.populate_page(phys, a, write);
                 a += PAGE_SIZE;
             }
@@ -302,6 +316,7 @@ impl Inner {
         }
         self.commit(phys, plan);
         self.pt.zap(phys, start, end);
+        self.drop_guards(start, end);
         self.free_pgtables(phys, start, end);
         Ok(())
     }

@@ -54,6 +54,18 @@ impl Inner {
         len: u64,
         prot: Prot,
     ) -> Result<(), Errno> {
+        self.mprotect_pkey(phys, start, len, prot, -1)
+    }
+
+    /// `do_mprotect_pkey`: `pkey` -1 for `mprotect`.
+    pub(crate) fn mprotect_pkey(
+        &mut self,
+        phys: &mut Phys,
+        start: u64,
+        len: u64,
+        prot: Prot,
+        pkey: i32,
+    ) -> Result<(), Errno> {
         let grows = prot & (Prot::GROWSDOWN | Prot::GROWSUP);
         let prot = prot.without(Prot::GROWSDOWN | Prot::GROWSUP);
         if grows == Prot::GROWSDOWN | Prot::GROWSUP {
@@ -66,6 +78,10 @@ impl Inner {
             return Err(Errno::EINVAL);
         }
         if grows.contains(Prot::GROWSUP) {
+            return Err(Errno::EINVAL);
+        }
+        // A key the program did not allocate may not be used.
+        if pkey != -1 && !self.pkey_is_allocated(pkey) {
             return Err(Errno::EINVAL);
         }
         let Some((_, first)) = self.vmas.range(start..end).next() else {
@@ -86,7 +102,8 @@ impl Inner {
             end,
             AtHole::Stop,
             &mut |mm, phys, vma, s, e| {
-                let new_flags = protected_flags(vma, bits)?;
+                let key = mm.mprotect_pkey_of(vma, prot, pkey);
+                let new_flags = protected_flags(vma, bits)?.with_pkey(key);
                 if new_flags == vma.flags {
                     return Ok(());
                 }

@@ -348,6 +348,8 @@ impl Inner {
         for (a, pte) in ptes {
             self.pt.install(phys, to + (a - old), pte);
         }
+        // Guard markers move with the page tables.
+        self.move_guards(old, old_len, to);
         if !dontunmap {
             self.free_pgtables(phys, old, old + old_len);
         }

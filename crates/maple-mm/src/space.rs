@@ -49,6 +49,10 @@ pub(crate) struct Inner {
     pub(crate) brk: u64,
     /// Whether the `[vsyscall]` gate page is shown (`get_gate_vma`).
     pub(crate) vsyscall: bool,
+    /// Protection keys: the allocation map, the execute-only key, `PKRU`.
+    pub(crate) pkeys: crate::pkeys::Pkeys,
+    /// Guard-region pages (`MADV_GUARD_INSTALL`).
+    pub(crate) guards: crate::guard::Guards,
 }
 
 /// The accounting of an address space.
@@ -86,6 +90,8 @@ impl Inner {
             start_brk: brk,
             brk,
             vsyscall: false,
+            pkeys: crate::pkeys::Pkeys::new(),
+            guards: Default::default(),
         }
     }
 

@@ -360,6 +360,7 @@ impl Vma {
     /// the same object opened the same way (`vm_file`), the page offsets are
     /// contiguous, and the anon_vmas are compatible: equal, or one
     /// unassigned and the other's chain singular (not inherited at fork).
+    /// Sticky flags ([`VmFlags::STICKY`]: `VM_MAYBE_GUARD`) do not count.
     pub(crate) fn can_merge(&self, next: &Vma) -> bool {
         let anon_ok = match (self.anon, next.anon) {
             (None, None) => true,
@@ -368,7 +369,7 @@ impl Vma {
             (None, Some(_)) => !next.anon_inherited,
         };
         self.end == next.start
-            && self.flags == next.flags
+            && self.flags.without(VmFlags::STICKY) == next.flags.without(VmFlags::STICKY)
             && !self.flags.intersects(VmFlags::SPECIAL)
             && self.backing == next.backing
             && self.vm_file == next.vm_file
@@ -386,6 +387,9 @@ impl Vma {
             end: next.end,
             anon,
             anon_inherited,
+            // Sticky flags survive a merge: the merged VMA has them if
+            // either part had.
+            flags: self.flags | (next.flags & VmFlags::STICKY),
             ..self.clone()
         }
     }

@@ -237,9 +237,9 @@ fn madvise_errors() {
     fails(&mut m, Errno::EINVAL, |m| m.madvise_raw(B, P, 5).unwrap());
     fails(&mut m, Errno::EINVAL, |m| m.madvise_raw(B, P, 99).unwrap());
     assert_eq!(
-        m.madvise_raw(B, P, 102),
+        m.madvise_raw(B, P, 100),
         None,
-        "MADV_GUARD_INSTALL: known, not modelled"
+        "MADV_HWPOISON: known, not modelled"
     );
 }
 

@@ -555,3 +555,16 @@ fn mremap_fixed_moves_several_vmas() {
     assert_eq!(mm.maps(), before);
     check(&mm);
 }
+
+/// `dup_mmap`: a fork's child does not inherit memory locks (`VM_LOCKED`
+/// is cleared in its VMAs; checked with the smaps `VmFlags` of a child).
+#[test]
+fn fork_does_not_inherit_vm_locked() {
+    let mut mm = AddressSpace::new();
+    let l = anon(&mut mm, 2 * P, MapFlags::LOCKED);
+    assert!(flags_at(&mm, l).contains(VmFlags::LOCKED));
+    let child = mm.fork().unwrap();
+    assert!(!flags_at(&child, l).contains(VmFlags::LOCKED));
+    assert!(flags_at(&mm, l).contains(VmFlags::LOCKED));
+    child.validate().unwrap();
+}

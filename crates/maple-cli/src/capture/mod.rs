@@ -38,7 +38,19 @@ pub struct CaptureArgs {
     pub out: PathBuf,
     /// The command and its arguments.
     pub command: Vec<OsString>,
+    /// Also trace the calls that set state the memory calls depend on
+    /// ([`STATE_CALLS`]), so that the replay knows it.
+    pub state_calls: bool,
 }
+
+/// The system calls `--state-calls` adds to the trace. The format's own
+/// trace set (memory and process calls) leaves out state that decides what
+/// memory calls do: the open mode (`O_RDONLY`, `O_RDWR`, ...) of each
+/// descriptor a mapping may use (the opens and `dup`s), and which
+/// protection keys are allocated (`pkey_alloc`, `pkey_free`, which strace
+/// does not count as memory calls).
+pub const STATE_CALLS: &str =
+    "open,openat,openat2,creat,memfd_create,dup,dup2,dup3,close,pkey_alloc,pkey_free";
 
 /// The wrapper: replaces itself with `argv[0]` (an absolute path) at once.
 /// Returns only on failure.
@@ -119,7 +131,12 @@ pub fn capture(a: &CaptureArgs) -> Result<i32, String> {
         .arg("strace")
         .args(["-ff", "-ttt", "-y", "-s", "256", "--seccomp-bpf", "-o"])
         .arg(out.join("trace"))
-        .args(["-e", "trace=%memory,%process,shmat,shmdt,prctl"])
+        .arg("-e")
+        .arg(if a.state_calls {
+            format!("trace=%memory,%process,shmat,shmdt,prctl,{STATE_CALLS}")
+        } else {
+            "trace=%memory,%process,shmat,shmdt,prctl".to_string()
+        })
         .arg("-e")
         .arg(format!(
             "inject=execve,execveat:delay_enter={d}:delay_exit={d}"

@@ -142,7 +142,9 @@ pub fn compare(
             else {
                 continue;
             };
-            if m.flags != k.flags {
+            // smaps prints the protection key apart (`ProtectionKey:`),
+            // which captures do not record.
+            if m.flags.without(maple_mm::VmFlags::PKEY_MASK) != k.flags {
                 d.flag_diffs += 1;
                 if d.flag_examples.len() < EXAMPLES {
                     d.flag_examples.push(format!(

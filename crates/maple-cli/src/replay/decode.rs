@@ -2,24 +2,36 @@
 //! operations.
 
 use super::strace::{parse_num, Call};
-use maple_mm::{MapFlags, Prot, RemapFlags};
+use maple_mm::{MapFlags, OpenMode, Prot, RemapFlags};
 
 /// A memory system call, decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
-    /// `mmap(addr, len, prot, flags, fd, off)`; `file` is the path `-y` printed.
+    /// `mmap(addr, len, prot, flags, fd, off)`; `file` is the path `-y`
+    /// printed, `fd` the descriptor's number.
     Mmap {
         addr: u64,
         len: u64,
         prot: Prot,
         flags: MapFlags,
         file: Option<String>,
+        fd: Option<u64>,
         off: u64,
     },
     /// `munmap(addr, len)`.
     Munmap { addr: u64, len: u64 },
-    /// `mprotect` / `pkey_mprotect(addr, len, prot)`.
-    Mprotect { addr: u64, len: u64, prot: Prot },
+    /// `mprotect(addr, len, prot)` / `pkey_mprotect(addr, len, prot, pkey)`
+    /// (`pkey` -1 for `mprotect`).
+    Mprotect {
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        pkey: i32,
+    },
+    /// `pkey_alloc(flags, access_rights)`.
+    PkeyAlloc { flags: u32, rights: u32 },
+    /// `pkey_free(pkey)`.
+    PkeyFree { pkey: i32 },
     /// `mremap(old, old_len, new_len, flags, new_addr)`.
     Mremap {
         old: u64,
@@ -105,6 +117,13 @@ const MAPS: [(&str, u64); 20] = [
     ("MAP_UNINITIALIZED", 0x400_0000),
 ];
 
+/// `PKEY_DISABLE_*` (EXECUTE is powerpc's; x86 rejects it with `EINVAL`).
+const PKEY_RIGHTS: [(&str, u64); 3] = [
+    ("PKEY_DISABLE_ACCESS", 1),
+    ("PKEY_DISABLE_WRITE", 2),
+    ("PKEY_DISABLE_EXECUTE", 4),
+];
+
 const REMAPS: [(&str, u64); 3] = [
     ("MREMAP_MAYMOVE", 1),
     ("MREMAP_FIXED", 2),
@@ -172,6 +191,14 @@ fn fd_path(s: &str) -> Option<String> {
     }
 }
 
+/// The number of a descriptor argument (`3</usr/lib/libc.so.6>` → 3);
+/// `None` for `-1` or anything that is not one.
+pub fn fd_number(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let digits = s.split('<').next().unwrap_or(s);
+    digits.parse().ok()
+}
+
 /// Decodes a memory call; `Ok(None)` for calls that are not memory calls
 /// the replay applies.
 pub fn decode(c: &Call) -> Result<Option<Op>, String> {
@@ -184,6 +211,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
                 prot: Prot::from_bits_retain(bits(arg(c, 2)?, &PROTS, "protection")? as u32),
                 flags: MapFlags::from_bits_retain(flags as u32),
                 file: fd_path(arg(c, 4)?),
+                fd: fd_number(arg(c, 4)?),
                 off: num(arg(c, 5)?, "offset")?,
             }
         }
@@ -195,6 +223,18 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             addr: num(arg(c, 0)?, "address")?,
             len: num(arg(c, 1)?, "length")?,
             prot: Prot::from_bits_retain(bits(arg(c, 2)?, &PROTS, "protection")? as u32),
+            pkey: if c.name == "pkey_mprotect" {
+                num(arg(c, 3)?, "protection key")? as i32
+            } else {
+                -1
+            },
+        },
+        "pkey_alloc" => Op::PkeyAlloc {
+            flags: num(arg(c, 0)?, "flags")? as u32,
+            rights: bits(arg(c, 1)?, &PKEY_RIGHTS, "access right")? as u32,
+        },
+        "pkey_free" => Op::PkeyFree {
+            pkey: num(arg(c, 0)?, "protection key")? as i32,
         },
         "mremap" => {
             let flags = bits(arg(c, 3)?, &REMAPS, "mremap flag")?;
@@ -232,7 +272,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
 
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 14] = [
+pub const NOT_MODELLED: [&str; 13] = [
     "shmat",
     "shmdt",
     "mlock",
@@ -245,19 +285,51 @@ pub const NOT_MODELLED: [&str; 14] = [
     "process_madvise",
     "mseal",
     "map_shadow_stack",
-    "pkey_alloc",
     "memfd_secret",
 ];
 
 /// Memory calls that never change a layout (`msync`, `mincore`, ...).
-pub const NO_LAYOUT_EFFECT: [&str; 6] = [
+pub const NO_LAYOUT_EFFECT: [&str; 5] = [
     "msync",
     "mincore",
     "get_mempolicy",
     "set_mempolicy",
-    "pkey_free",
     "set_mempolicy_home_node",
 ];
+
+/// What a call that returns a new descriptor says about it: the open mode
+/// (`O_RDONLY` / `O_WRONLY` / `O_RDWR` of `open`, `openat`, `openat2`;
+/// `creat` is write-only) and whether it is closed at `execve`
+/// (`O_CLOEXEC`); `memfd_create` opens read-write. `None` for other calls. A trace has these calls only
+/// when the capture traced them (`maple capture --state-calls`).
+pub fn open_mode(c: &Call) -> Option<(OpenMode, bool)> {
+    let flags = match c.name.as_str() {
+        "open" => c.args.get(1)?.as_str(),
+        "openat" => c.args.get(2)?.as_str(),
+        // openat2(dirfd, path, {flags=O_RDONLY|O_CLOEXEC, resolve=...}, size)
+        "openat2" => {
+            let how = c.args.get(2)?;
+            let f = how.split("flags=").nth(1)?;
+            f.split([',', '}']).next()?
+        }
+        "creat" => return Some((OpenMode::WriteOnly, false)),
+        // memfd_create("name", MFD_CLOEXEC|...): always read-write.
+        "memfd_create" => {
+            let f = c.args.get(1)?;
+            return Some((OpenMode::ReadWrite, f.contains("MFD_CLOEXEC")));
+        }
+        _ => return None,
+    };
+    let words: Vec<&str> = flags.split('|').map(str::trim).collect();
+    let mode = if words.contains(&"O_RDWR") {
+        OpenMode::ReadWrite
+    } else if words.contains(&"O_WRONLY") {
+        OpenMode::WriteOnly
+    } else {
+        OpenMode::ReadOnly
+    };
+    Some((mode, words.contains(&"O_CLOEXEC")))
+}
 
 /// The clone flags of a `clone` / `clone3` / `fork` / `vfork` call:
 /// `(shares the address space, is a thread)`.
@@ -296,6 +368,7 @@ mod tests {
                 prot: Prot::READ | Prot::EXEC,
                 flags: MapFlags::PRIVATE | MapFlags::FIXED | MapFlags::DENYWRITE,
                 file: Some("/usr/lib/libgcc_s.so.1".into()),
+                fd: Some(3),
                 off: 0x3000
             }
         );
@@ -314,6 +387,23 @@ mod tests {
             }
         );
         assert_eq!(one("brk(NULL) = 0x555555559000"), Op::Brk { addr: 0 });
+        assert_eq!(
+            one("pkey_mprotect(0x7ffff7000000, 4096, PROT_READ|PROT_WRITE, 1) = 0"),
+            Op::Mprotect {
+                addr: 0x7fff_f700_0000,
+                len: 4096,
+                prot: Prot::RW,
+                pkey: 1
+            }
+        );
+        assert_eq!(
+            one("pkey_alloc(0, PKEY_DISABLE_ACCESS|PKEY_DISABLE_WRITE) = 2"),
+            Op::PkeyAlloc {
+                flags: 0,
+                rights: 3
+            }
+        );
+        assert_eq!(one("pkey_free(2) = 0"), Op::PkeyFree { pkey: 2 });
     }
 
     #[test]
@@ -325,6 +415,25 @@ mod tests {
         )
         .unwrap();
         assert!(decode(&c[0]).unwrap_err().contains("MAP_BOGUS"));
+    }
+
+    #[test]
+    fn state_calls() {
+        let c = parse_trace(
+            "t",
+            1,
+            "1.0 openat(AT_FDCWD</w>, \"/a\", O_RDONLY|O_CLOEXEC) = 3</a>\n\
+             1.1 open(\"/b\", O_RDWR|O_CREAT, 0644) = 4</b>\n\
+             1.2 openat2(AT_FDCWD</w>, \"/c\", {flags=O_WRONLY, resolve=0}, 24) = 5</c>\n\
+             1.3 creat(\"/d\", 0644) = 6</d>\n\
+             1.4 mmap(NULL, 1, PROT_READ, MAP_SHARED, 3</a>, 0) = 0x1000\n",
+        )
+        .unwrap();
+        assert_eq!(open_mode(&c[0]), Some((OpenMode::ReadOnly, true)));
+        assert_eq!(open_mode(&c[1]), Some((OpenMode::ReadWrite, false)));
+        assert_eq!(open_mode(&c[2]), Some((OpenMode::WriteOnly, false)));
+        assert_eq!(open_mode(&c[3]), Some((OpenMode::WriteOnly, false)));
+        assert_eq!(open_mode(&c[4]), None);
     }
 
     #[test]

@@ -20,7 +20,9 @@ use maple_mm::{
 };
 
 use super::compare::{compare, Diff};
-use super::decode::{clone_kind, decode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT};
+use super::decode::{
+    clone_kind, decode, fd_number, open_mode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
+};
 use super::input::{Capture, Phase, Snapshot};
 use super::strace::{Call, Ret};
 
@@ -128,9 +130,26 @@ impl Image {
     }
 }
 
+/// An open descriptor, as the trace's `open`/`openat`/`dup` calls showed it.
+#[derive(Debug, Clone)]
+struct OpenDesc {
+    /// The path `-y` printed.
+    path: String,
+    mode: OpenMode,
+    /// `O_CLOEXEC`: gone after a successful `execve`.
+    cloexec: bool,
+}
+
+/// A process's descriptors that the trace showed being opened (by number).
+/// Only captures taken with `maple capture --state-calls` trace the opens;
+/// without them the table stays empty and [`open_file`] assumes a mode.
+type FdTable = HashMap<u64, OpenDesc>;
+
 struct Replayer<'a> {
     cap: &'a Capture,
     files: FileTable,
+    /// tgid → its descriptors (threads share their process's table).
+    fds: HashMap<u32, FdTable>,
     spaces: Vec<Option<Image>>,
     /// tgid → index in `spaces` (None: not seeded yet).
     proc_space: HashMap<u32, Option<usize>>,
@@ -184,18 +203,27 @@ fn model_vmflags(space: &AddressSpace) -> Vec<VmFlagsLine> {
         .collect()
 }
 
-/// The file of an `mmap`, as the model needs it. The trace does not show
-/// how the file was opened (`openat` is not traced): a shared mapping without
-/// `PROT_WRITE` is assumed to be of a file opened read-only (what programs
-/// do for caches and locale files), any other of one opened read-write. Its
-/// file system aligns mappings to 2 MiB as [`thp_aligned_path`] says.
-fn open_file(id: FileId, path: &str, prot: Prot, flags: MapFlags) -> OpenFile {
+/// The file of an `mmap`, as the model needs it. Its open mode is the one
+/// the trace showed for that descriptor (`known`: an `open`/`openat`/`dup`
+/// of the same path returned that number). A capture that did not trace
+/// the opens (the default format) does not tell: then a shared mapping
+/// without `PROT_WRITE` is assumed to be of a file opened read-only (what
+/// programs do for caches and locale files), any other of one opened
+/// read-write. Its file system aligns mappings to 2 MiB as
+/// [`thp_aligned_path`] says.
+fn open_file(
+    id: FileId,
+    path: &str,
+    prot: Prot,
+    flags: MapFlags,
+    known: Option<OpenMode>,
+) -> OpenFile {
     let shared = flags.intersects(MapFlags::SHARED);
-    let mode = if shared && !prot.contains(Prot::WRITE) {
+    let mode = known.unwrap_or(if shared && !prot.contains(Prot::WRITE) {
         OpenMode::ReadOnly
     } else {
         OpenMode::ReadWrite
-    };
+    });
     OpenFile::new(id)
         .mode(mode)
         .thp_aligned(thp_aligned_path(path))
@@ -231,9 +259,9 @@ fn first_write(sp: &mut AddressSpace, addr: u64) {
 fn setup_range(op: &Op) -> Option<(u64, u64)> {
     match *op {
         Op::Madvise { addr, len, .. } => Some((addr, addr.saturating_add(len))),
-        Op::Mprotect { addr, len, prot } if prot == Prot::NONE => {
-            Some((addr, addr.saturating_add(len)))
-        }
+        Op::Mprotect {
+            addr, len, prot, ..
+        } if prot == Prot::NONE => Some((addr, addr.saturating_add(len))),
         _ => None,
     }
 }
@@ -342,6 +370,9 @@ impl<'a> Replayer<'a> {
         if c.ret != Ret::Val(0) {
             return Ok(());
         }
+        if let Some(t) = self.fds.get_mut(&tgid) {
+            t.retain(|_, d| !d.cloexec);
+        }
         let Some(k) = self.snapshot_of_call(i, tgid, Phase::ExecExit) else {
             // The wrapper's own execve, or no snapshot: nothing to seed from.
             self.proc_space.insert(tgid, None);
@@ -380,6 +411,11 @@ impl<'a> Replayer<'a> {
             return;
         }
         self.task_tgid.insert(child, child);
+        // The child gets a copy of the descriptor table (CLONE_FILES
+        // without CLONE_THREAD, which would share it, is not told apart).
+        if let Some(t) = self.fds.get(&parent).cloned() {
+            self.fds.insert(child, t);
+        }
         let exe = self.proc_mut(parent).exe.clone();
         self.proc_mut(child).exe = exe;
         let pidx = self.proc_space.get(&parent).copied().flatten();
@@ -414,8 +450,74 @@ impl<'a> Replayer<'a> {
         self.proc_space.insert(child, cidx);
     }
 
+    /// `open`, `openat`, `openat2`, `creat`, `dup`, `dup2`, `dup3`, `close`:
+    /// what they say about the process's descriptors. Returns whether `c`
+    /// was one of them.
+    fn descriptor_call(&mut self, c: &Call) -> bool {
+        let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        let table = self.fds.entry(tgid).or_default();
+        let new_fd = match c.ret {
+            Ret::Val(fd) => Some(fd),
+            _ => None,
+        };
+        if let Some((mode, cloexec)) = open_mode(c) {
+            if let (Some(fd), Some(path)) = (new_fd, &c.ret_path) {
+                let path = path.clone();
+                table.insert(
+                    fd,
+                    OpenDesc {
+                        path,
+                        mode,
+                        cloexec,
+                    },
+                );
+            }
+            return true;
+        }
+        match c.name.as_str() {
+            "dup" | "dup2" | "dup3" => {
+                let old = c.args.first().and_then(|a| fd_number(a));
+                let from = old.and_then(|o| table.get(&o)).cloned();
+                if let Some(fd) = new_fd {
+                    match from {
+                        Some(d) => {
+                            let cloexec = c.name == "dup3"
+                                && c.args.get(2).is_some_and(|f| f.contains("O_CLOEXEC"));
+                            table.insert(fd, OpenDesc { cloexec, ..d });
+                        }
+                        None => {
+                            table.remove(&fd);
+                        }
+                    }
+                }
+                true
+            }
+            "close" => {
+                if let (Some(fd), Ret::Val(0)) = (c.args.first().and_then(|a| fd_number(a)), &c.ret)
+                {
+                    table.remove(&fd);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The open mode the trace showed for descriptor `fd` of `tgid`, if it
+    /// still names `path`.
+    fn known_mode(&self, tgid: u32, fd: Option<u64>, path: &str) -> Option<OpenMode> {
+        let d = self.fds.get(&tgid)?.get(&fd?)?;
+        (d.path == path).then_some(d.mode)
+    }
+
     fn memory_call(&mut self, c: &Call, op: Op) {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        let known = match &op {
+            Op::Mmap {
+                file: Some(p), fd, ..
+            } => self.known_mode(tgid, *fd, p),
+            _ => None,
+        };
         if self.space_of(tgid).is_none() {
             self.proc_mut(tgid).before_seed += 1;
             return;
@@ -446,6 +548,7 @@ impl<'a> Replayer<'a> {
                 mut flags,
                 file,
                 off,
+                ..
             } => {
                 let fid = match file.as_deref() {
                     _ if flags.contains(MapFlags::ANONYMOUS) => None,
@@ -453,7 +556,7 @@ impl<'a> Replayer<'a> {
                         flags |= MapFlags::ANONYMOUS;
                         None
                     }
-                    Some(p) => Some(open_file(files.file(p), p, prot, flags)),
+                    Some(p) => Some(open_file(files.file(p), p, prot, flags, known)),
                     None => None,
                 };
                 let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
@@ -515,8 +618,23 @@ impl<'a> Replayer<'a> {
                     self.mismatch(tgid, c, n);
                 }
             }
-            Op::Mprotect { addr, len, prot } => {
-                let m = sp.mprotect(addr, len, prot);
+            Op::Mprotect {
+                addr,
+                len,
+                prot,
+                pkey,
+            } => {
+                if pkey >= 0 && !self.cap.traces_pkey_alloc && !sp.pkey_allocated(pkey) {
+                    // pkey_alloc is not in the trace set: the key may have
+                    // been allocated; the model cannot tell.
+                    let p = self.proc_mut(tgid);
+                    p.calls -= 1;
+                    *p.not_modelled
+                        .entry("pkey_mprotect of an untraced key".into())
+                        .or_default() += 1;
+                    return;
+                }
+                let m = sp.pkey_mprotect(addr, len, prot, pkey);
                 if !same_status(&c.ret, &m) {
                     let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
                     self.mismatch(tgid, c, n);
@@ -551,6 +669,22 @@ impl<'a> Replayer<'a> {
                 flags,
                 new_addr,
             } => {
+                // With MREMAP_DONTUNMAP but not MREMAP_FIXED the kernel reads
+                // new_addr (a hint, checked for alignment), and strace does
+                // not print it. When the kernel said EINVAL, new_addr may be
+                // why (a program that passes no fifth argument leaves
+                // whatever the register held): the call is not expressible,
+                // and skipping it is what the kernel did to the layout.
+                let hidden_hint =
+                    flags.contains(RemapFlags::DONTUNMAP) && !flags.contains(RemapFlags::FIXED);
+                if hidden_hint && c.ret == Ret::Err("EINVAL".into()) {
+                    let p = self.proc_mut(tgid);
+                    p.calls -= 1;
+                    *p.not_modelled
+                        .entry("mremap DONTUNMAP refused (its new_addr is not in the trace)".into())
+                        .or_default() += 1;
+                    return;
+                }
                 let m = sp.mremap(old, old_len, new_len, flags, new_addr);
                 let may_move =
                     flags.contains(RemapFlags::MAYMOVE) && !flags.contains(RemapFlags::FIXED);
@@ -594,6 +728,25 @@ impl<'a> Replayer<'a> {
                     self.placement(tgid, c, k, mv);
                 }
                 if let Some(n) = note {
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::PkeyAlloc { flags, rights } => {
+                let m = sp.pkey_alloc(flags, rights).map(u64::from);
+                let same = match (&c.ret, &m) {
+                    (Ret::Val(k), Ok(mk)) => k == mk,
+                    (Ret::Err(e), Err(me)) => e == errno_name(*me),
+                    _ => false,
+                };
+                if !same {
+                    let n = format!("kernel {}, model {}", fmt_ret(&c.ret), fmt_model(&m));
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::PkeyFree { pkey } => {
+                let m = sp.pkey_free(pkey);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
                     self.mismatch(tgid, c, n);
                 }
             }
@@ -676,6 +829,7 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
     let mut r = Replayer {
         cap,
         files: FileTable::new(),
+        fds: HashMap::new(),
         spaces: Vec::new(),
         proc_space: HashMap::new(),
         task_tgid: HashMap::new(),
@@ -699,6 +853,7 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
         match c.name.as_str() {
             "execve" | "execveat" => r.exec(i, c)?,
             "clone" | "clone3" | "fork" | "vfork" => r.clone_call(c),
+            _ if r.descriptor_call(c) => {}
             name => match decode(c).map_err(|e| format!("{}: {e}", c.origin))? {
                 Some(op) => r.memory_call(c, op),
                 None => {

@@ -75,6 +75,10 @@ pub struct Capture {
     pub tids: Vec<u32>,
     /// The command line.
     pub command: String,
+    /// Whether the trace set had the state calls of `maple capture
+    /// --state-calls` (`pkey_alloc`, the opens): then a key not seen
+    /// allocated was not.
+    pub traces_pkey_alloc: bool,
 }
 
 /// The text of `p`, or of `p.gz` (gzip) when only that exists.
@@ -148,12 +152,19 @@ impl Capture {
             .unwrap_or_default()
             .trim()
             .to_string();
+        let traces_pkey_alloc = calls.iter().any(|c| {
+            matches!(
+                c.name.as_str(),
+                "pkey_alloc" | "pkey_free" | "open" | "openat" | "close"
+            )
+        });
         Ok(Capture {
             dir: dir.to_path_buf(),
             calls,
             snapshots,
             tids,
             command,
+            traces_pkey_alloc,
         })
     }
 

@@ -45,6 +45,8 @@ pub struct Call {
     pub args: Vec<String>,
     /// The result.
     pub ret: Ret,
+    /// The path `-y` printed with a returned descriptor (`= 3</etc/hostname>`).
+    pub ret_path: Option<String>,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -111,22 +113,34 @@ pub fn split_args(s: &str) -> Vec<String> {
     out
 }
 
-/// Parses the text after `) = `.
-fn parse_ret(s: &str) -> Result<Ret, String> {
+/// Parses the text after `) = `: the result, and the path of a returned
+/// descriptor (`3</etc/hostname>`, `-y`).
+fn parse_ret(s: &str) -> Result<(Ret, Option<String>), String> {
     let s = s.trim();
-    let first = s.split_whitespace().next().unwrap_or("");
-    if first == "?" {
-        return Ok(Ret::Unknown);
+    if s.starts_with('?') {
+        return Ok((Ret::Unknown, None));
     }
-    if first == "-1" {
-        let name = s
+    if let Some(rest) = s.strip_prefix("-1 ") {
+        let name = rest
             .split_whitespace()
-            .nth(1)
+            .next()
             .ok_or_else(|| format!("error result without a name: {s:?}"))?;
-        return Ok(Ret::Err(name.to_string()));
+        return Ok((Ret::Err(name.to_string()), None));
     }
-    parse_num(first)
-        .map(Ret::Val)
+    // `3</etc/hostname> (DELAYED)`: the number, then the path up to the
+    // last `>` (a path may hold spaces and `>`).
+    let (num, path) = match s.find('<') {
+        Some(i) if s[..i].bytes().all(|b| b.is_ascii_digit()) && i > 0 => {
+            let end = s
+                .rfind('>')
+                .filter(|&e| e > i)
+                .ok_or_else(|| format!("bad descriptor result {s:?}"))?;
+            (&s[..i], Some(s[i + 1..end].to_string()))
+        }
+        _ => (s.split_whitespace().next().unwrap_or(""), None),
+    };
+    parse_num(num)
+        .map(|v| (Ret::Val(v), path))
         .ok_or_else(|| format!("bad result {s:?}"))
 }
 
@@ -200,13 +214,14 @@ pub fn parse_trace(file: &str, tid: u32, text: &str) -> Result<Vec<Call>, String
             let text = format!("{}({}{}", p.name, p.head, tail);
             let (_, args, ret) = split_call(&text)
                 .ok_or_else(|| format!("{}: cannot parse resumed call {line:?}", at()))?;
-            let ret = parse_ret(ret).map_err(|e| format!("{}: {e}", at()))?;
+            let (ret, ret_path) = parse_ret(ret).map_err(|e| format!("{}: {e}", at()))?;
             calls.push(Call {
                 time: p.time,
                 tid,
                 name: p.name,
                 args: split_args(args),
                 ret,
+                ret_path,
                 origin: Origin {
                     file: file.to_string(),
                     line: p.line,
@@ -236,13 +251,14 @@ pub fn parse_trace(file: &str, tid: u32, text: &str) -> Result<Vec<Call>, String
             }
             return Err(format!("{}: cannot parse {line:?}", at()));
         };
-        let ret = parse_ret(ret).map_err(|e| format!("{}: {e}", at()))?;
+        let (ret, ret_path) = parse_ret(ret).map_err(|e| format!("{}: {e}", at()))?;
         calls.push(Call {
             time,
             tid,
             name: name.to_string(),
             args: split_args(args),
             ret,
+            ret_path,
             origin: Origin {
                 file: file.to_string(),
                 line: ln,
@@ -257,6 +273,7 @@ pub fn parse_trace(file: &str, tid: u32, text: &str) -> Result<Vec<Call>, String
             args: split_args(&p.head),
             name: p.name,
             ret: Ret::Unknown,
+            ret_path: None,
             origin: Origin {
                 file: file.to_string(),
                 line: p.line,
@@ -326,6 +343,20 @@ mod tests {
         assert_eq!(c[2].ret, Ret::Err("EINVAL".into()));
         assert_eq!(c[3].ret, Ret::Val(0));
         assert_eq!(c[4].ret, Ret::Unknown);
+    }
+
+    #[test]
+    fn descriptor_results_keep_their_path() {
+        let t = "1.0 openat(AT_FDCWD</w>, \"/etc/host name\", O_RDONLY|O_CLOEXEC) = 3</etc/host name>\n\
+                 1.1 dup(3</etc/host name>) = 4</etc/host name> (DELAYED)\n\
+                 1.2 openat(AT_FDCWD</w>, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)\n";
+        let c = parse_trace("trace.1", 1, t).unwrap();
+        assert_eq!(c[0].ret, Ret::Val(3));
+        assert_eq!(c[0].ret_path.as_deref(), Some("/etc/host name"));
+        assert_eq!(c[1].ret, Ret::Val(4));
+        assert_eq!(c[1].ret_path.as_deref(), Some("/etc/host name"));
+        assert_eq!(c[2].ret, Ret::Err("ENOENT".into()));
+        assert_eq!(c[2].ret_path, None);
     }
 
     #[test]
