@@ -112,6 +112,7 @@ impl<V> MapleTree<V> {
     /// no absent range reaches the leaf's edge (which would have to merge
     /// with a neighbour's), and the leaf neither overflows nor falls under
     /// its minimum. Changes nothing.
+    #[inline(always)]
     pub(super) fn plan_splice(
         &self,
         path: &Path,

@@ -87,6 +87,10 @@ pub(crate) const fn worst_case_nodes(height: usize) -> usize {
 impl<V> MapleTree<V> {
     /// Chooses the path of storing a value (`has_value`) or absence over
     /// `first..=last`, walking `path` to `first`. Changes nothing.
+    ///
+    /// Inlined into the store, so that the plan lives in registers rather
+    /// than being written out and read back.
+    #[inline(always)]
     pub(super) fn plan(&self, path: &mut Path, first: u64, last: u64, has_value: bool) -> Plan {
         if self.root().is_none() {
             return if has_value {

@@ -29,6 +29,7 @@ impl Retired {
         }
     }
 
+    #[inline]
     pub(super) fn push(&mut self, node: NodePtr) {
         self.nodes.push(node);
     }
@@ -46,12 +47,16 @@ impl<V> MapleTree<V> {
     /// Every node in `retired` belongs to this tree, is held once, and is
     /// linked from nowhere any more (the nodes that replace it are linked).
     /// The subtrees' values were moved out.
+    #[inline]
     pub(super) unsafe fn release(&mut self, retired: Retired) {
-        for node in retired.nodes {
+        for &node in retired.nodes.iter() {
             // SAFETY: the caller's promise.
             unsafe { self.retire_node(node) };
         }
-        for root in retired.subtrees {
+        if retired.subtrees.is_empty() {
+            return;
+        }
+        for &root in retired.subtrees.iter() {
             for visit in Teardown::new(root) {
                 match visit {
                     // SAFETY: the caller's promise; the walk is done with
