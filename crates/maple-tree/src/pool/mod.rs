@@ -32,6 +32,11 @@ use core::ptr::{self, NonNull};
 pub(crate) const CLASSES: usize = 12;
 const MAX_CLASS: usize = CLASSES - 1;
 
+/// The class of a tree's first chunk when it grows one node at a time: 8
+/// nodes, which hold a tree of up to about 60 entries together with the
+/// nodes a rebuilding store makes before it gives back the old ones.
+const FIRST_CLASS: usize = 1;
+
 /// Most bytes of chunks one thread keeps for reuse.
 pub const CACHE_LIMIT: usize = 128 << 20;
 
@@ -124,7 +129,7 @@ impl NodePool {
                 let class = self
                     .chunks
                     .last()
-                    .map_or(0, |c| (c.class() + 1).min(MAX_CLASS));
+                    .map_or(FIRST_CLASS, |c| (c.class() + 1).min(MAX_CLASS));
                 self.add_chunk(class)?;
             }
             let node = self.bump;
