@@ -360,7 +360,9 @@ impl Ends {
         // In RCU mode the leaf found may be a newer version, split
         // elsewhere: its slots up to the old leaf's end were handed out
         // (or passed over) already.
-        leaf.todo = leaf.starting_after(self.front.max);
+        if leaf.min <= self.front.max {
+            leaf.todo = leaf.starting_after(self.front.max);
+        }
         self.fup = up;
         Some(leaf)
     }
@@ -376,7 +378,9 @@ impl Ends {
         }
         let (_, mut leaf, up) = descend(self.root, self.height, self.back.min - 1);
         // As in `front_leaf`: keep only what lies before the old leaf.
-        leaf.todo = leaf.ending_before(self.back.min);
+        if leaf.max >= self.back.min {
+            leaf.todo = leaf.ending_before(self.back.min);
+        }
         self.bup = up;
         Some(leaf)
     }
