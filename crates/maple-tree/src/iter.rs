@@ -1,12 +1,12 @@
 //! Iterators over entries: in order, both ways, over the whole tree or the
 //! entries overlapping a range.
 
-use crate::node::{NodePtr, LEAF_SLOTS};
+use crate::node::NodePtr;
 use crate::tree::MapleTree;
-use crate::walk::Path;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::num::NonZeroU32;
 use core::ops::RangeInclusive;
 
 /// An entry handed out by an iteration: its leaf, its slot, and its range.
@@ -16,89 +16,60 @@ pub(crate) struct Found {
     pub(crate) range: RangeInclusive<u64>,
 }
 
-/// One end of an iteration.
+/// The leaf one end of an iteration stands in: everything a step from entry
+/// to entry reads.
 ///
-/// The leaf it stands in is copied out of the path when the end enters it:
-/// its node, bounds, last slot, and a mask of the present slots not yet
-/// handed out. Stepping from entry to entry then touches only the mask and
-/// the leaf's pivots and slots (the kernel's `mas_next` likewise stays in its
-/// leaf and walks up only at the leaf's end). The leaf's parent is copied
-/// too, so that moving to a sibling leaf costs a child load; the path above
-/// is read only when the parent is used up.
+/// It is copied out of the tree when the end enters the leaf: its node,
+/// bounds, last slot, and a mask of the present slots not yet handed out.
+/// Stepping from entry to entry then touches only the mask and the leaf's
+/// pivots and slots (the kernel's `mas_next` likewise stays in its leaf and
+/// walks up only at the leaf's end). The out-of-line code that crosses
+/// leaves takes and returns it by value, never by reference, so that the
+/// optimiser can keep its five words in registers across a whole loop.
 ///
-/// Headers are read once per node visit, so the entries of one leaf agree
+/// The header is read once per leaf visit, so the entries of one leaf agree
 /// with one snapshot of its count and value bits even while an RCU writer
 /// appends to it: pivots and slots below a snapshot's count never change
 /// while the node is reachable (see `node.rs`).
-struct End {
-    path: Path,
-    leaf: NodePtr,
+#[derive(Clone, Copy)]
+struct Leaf {
+    node: NodePtr,
     min: u64,
     max: u64,
     /// The leaf's last slot in the snapshot (its range ends at `max`).
     last: usize,
-    /// Present slots of the leaf this end has yet to hand out, one bit each.
+    /// Present slots this end has yet to hand out, one bit each (bits 0..16
+    /// only: the leaf's value bits, masked).
     todo: u32,
-    /// The leaf's parent (`DANGLING` when the leaf is the root), the slot
-    /// leading to the leaf, the parent's last slot and its bounds. The path's
-    /// copy of the parent's slot is stale until [`climb`](Self::climb).
-    parent: NodePtr,
-    pidx: usize,
-    plast: usize,
-    pmin: u64,
-    pmax: u64,
 }
 
-impl End {
-    /// An end that stands nowhere (an empty tree, or an iteration that ended).
-    fn new() -> End {
-        End {
-            path: Path::new(),
-            leaf: NodePtr::DANGLING,
+impl Leaf {
+    /// A leaf to stand in nowhere (an empty tree): nothing to do.
+    fn none() -> Leaf {
+        Leaf {
+            node: NodePtr::DANGLING,
             min: 0,
             max: 0,
             last: 0,
             todo: 0,
-            parent: NodePtr::DANGLING,
-            pidx: 0,
-            plast: 0,
-            pmin: 0,
-            pmax: 0,
         }
     }
 
-    /// Takes the path's leaf and its parent as the current ones; `keep`
-    /// selects the slots (by position) this end may still hand out.
-    #[inline]
-    fn enter_path(&mut self, keep: u32) {
-        let at = *self.path.leaf();
-        self.enter_leaf(at.node, at.min, at.max, keep);
-        if self.path.height >= 2 {
-            let up = self.path.lv[1];
-            self.parent = up.node;
-            self.pidx = up.idx;
-            self.plast = up.node.peek().count() - 1;
-            self.pmin = up.min;
-            self.pmax = up.max;
-        } else {
-            // No parent: no sibling to move to without the path.
-            self.parent = NodePtr::DANGLING;
-            self.pidx = 0;
-            self.plast = 0;
-        }
-    }
-
+    /// Enters `node`, covering `min..=max`; `keep` selects the slots (by
+    /// position) this end may hand out.
     #[inline(always)]
-    fn enter_leaf(&mut self, leaf: NodePtr, min: u64, max: u64, keep: u32) {
-        let snap = leaf.peek();
-        self.leaf = leaf;
-        self.min = min;
-        self.max = max;
-        self.last = snap.count() - 1;
-        self.todo = u32::from(snap.present_bits()) & keep;
+    fn enter(node: NodePtr, min: u64, max: u64, keep: u32) -> Leaf {
+        let snap = node.peek();
+        Leaf {
+            node,
+            min,
+            max,
+            last: snap.count() - 1,
+            todo: u32::from(snap.present_bits()) & keep,
+        }
     }
 
-    /// The range of present slot `i` of the current leaf.
+    /// The range of present slot `i` of the leaf.
     #[inline(always)]
     fn range_of(&self, i: usize) -> RangeInclusive<u64> {
         // SAFETY: the leaf is live (the iterator borrows the tree, or an RCU
@@ -109,144 +80,164 @@ impl End {
             let start = if i == 0 {
                 self.min
             } else {
-                self.leaf.pivot_unchecked(i - 1) + 1
+                self.node.pivot_unchecked(i - 1) + 1
             };
             let end = if i == self.last {
                 self.max
             } else {
-                self.leaf.pivot_unchecked(i)
+                self.node.pivot_unchecked(i)
             };
             start..=end
         }
     }
 
-    /// Hands out the lowest slot of `todo`, which must not be empty.
+    /// Hands out the lowest slot of `todo`, which is `todo` (not empty).
     #[inline(always)]
-    fn take_first(&mut self) -> Found {
-        debug_assert!(self.todo != 0);
+    fn take_first(&mut self, todo: NonZeroU32) -> Found {
         // `todo` holds bits 0..16 only, so the slot is below 16.
-        let slot = self.todo.trailing_zeros() as usize & (LEAF_SLOTS - 1);
-        self.todo &= self.todo.wrapping_sub(1);
+        let slot = todo.trailing_zeros() as usize;
+        self.todo = todo.get() & (todo.get() - 1);
         Found {
-            leaf: self.leaf,
+            leaf: self.node,
             slot,
             range: self.range_of(slot),
         }
     }
 
-    /// Hands out the highest slot of `todo`, which must not be empty.
+    /// Hands out the highest slot of `todo`, which is `todo` (not empty).
     #[inline(always)]
-    fn take_last(&mut self) -> Found {
-        debug_assert!(self.todo != 0);
-        let slot = (u32::BITS - 1 - self.todo.leading_zeros()) as usize & (LEAF_SLOTS - 1);
-        self.todo ^= 1 << slot;
+    fn take_last(&mut self, todo: NonZeroU32) -> Found {
+        let slot = (u32::BITS - 1 - todo.leading_zeros()) as usize;
+        self.todo = todo.get() ^ 1 << slot;
         Found {
-            leaf: self.leaf,
+            leaf: self.node,
             slot,
             range: self.range_of(slot),
         }
     }
 
-    /// Drops from `todo` the slots that do not end before `bound`.
-    fn keep_ending_before(&mut self, bound: u64) {
+    /// `todo` without the slots that do not end before `bound`.
+    #[inline(never)]
+    fn ending_before(self, bound: u64) -> u32 {
         let mut bits = self.todo;
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             if *self.range_of(slot).end() >= bound {
-                self.todo &= (1 << slot) - 1;
-                return;
+                return self.todo & ((1 << slot) - 1);
             }
         }
+        self.todo
     }
 
-    /// Drops from `todo` the slots that do not start after `bound`.
-    fn keep_starting_after(&mut self, bound: u64) {
+    /// `todo` without the slots that do not start after `bound`.
+    #[inline(never)]
+    fn starting_after(self, bound: u64) -> u32 {
         let mut bits = self.todo;
         while bits != 0 {
             let slot = (u32::BITS - 1 - bits.leading_zeros()) as usize;
             bits ^= 1 << slot;
             if *self.range_of(slot).start() <= bound {
-                self.todo &= !((2 << slot) - 1);
-                return;
+                return self.todo & !((2 << slot) - 1);
             }
         }
+        self.todo
     }
+}
 
-    /// Enters the next leaf (all its present slots to do). False, staying
-    /// put, at the last leaf of the tree.
-    #[inline]
-    fn cross_forward(&mut self) -> bool {
-        if self.pidx < self.plast {
-            // The next sibling: it starts right after this leaf.
-            self.pidx += 1;
-            let leaf = self.parent.peek().child(self.pidx);
-            let min = self.max + 1;
-            let max = if self.pidx == self.plast {
-                self.pmax
-            } else {
-                self.parent.pivot(self.pidx)
-            };
-            self.enter_leaf(leaf, min, max, u32::MAX);
-            true
+/// The parent of the leaf one end stands in, read only at a crossing: with
+/// it, moving to a sibling leaf costs a child load.
+#[derive(Clone, Copy)]
+struct Parent {
+    /// `DANGLING` when the leaf is the root (then `idx == last == 0`, and
+    /// the leaf covers everything: there is no other leaf to cross to).
+    node: NodePtr,
+    /// The slot leading to the leaf.
+    idx: usize,
+    /// The parent's last slot, and its bounds.
+    last: usize,
+    min: u64,
+    max: u64,
+}
+
+impl Parent {
+    /// The next sibling of the leaf `at` (all its present slots to do), if
+    /// the parent has one.
+    #[inline(always)]
+    fn forward(&mut self, at: &Leaf) -> Option<Leaf> {
+        if self.idx >= self.last {
+            return None;
+        }
+        // The next sibling: it starts right after this leaf.
+        self.idx += 1;
+        let leaf = self.node.peek().child(self.idx);
+        let max = if self.idx == self.last {
+            self.max
         } else {
-            self.climb_forward()
-        }
+            // SAFETY: the parent is live (as the leaf), and `idx < last`,
+            // where `last` is below the node's capacity: a stored pivot.
+            unsafe { self.node.pivot_unchecked(self.idx) }
+        };
+        Some(Leaf::enter(leaf, at.max + 1, max, u32::MAX))
     }
 
-    /// As [`cross_forward`](Self::cross_forward), toward lower indices.
-    #[inline]
-    fn cross_backward(&mut self) -> bool {
-        if self.pidx > 0 {
-            // The previous sibling: it ends right before this leaf.
-            self.pidx -= 1;
-            let leaf = self.parent.peek().child(self.pidx);
-            let max = self.min - 1;
-            let min = if self.pidx == 0 {
-                self.pmin
-            } else {
-                self.parent.pivot(self.pidx - 1) + 1
-            };
-            self.enter_leaf(leaf, min, max, u32::MAX);
-            true
+    /// As [`forward`](Self::forward), toward lower indices.
+    #[inline(always)]
+    fn backward(&mut self, at: &Leaf) -> Option<Leaf> {
+        if self.idx == 0 {
+            return None;
+        }
+        // The previous sibling: it ends right before this leaf.
+        self.idx -= 1;
+        let leaf = self.node.peek().child(self.idx);
+        let min = if self.idx == 0 {
+            self.min
         } else {
-            self.climb_backward()
-        }
+            // SAFETY: the parent is live (as the leaf), and
+            // `idx - 1 < last`, where `last` is below the node's capacity:
+            // a stored pivot.
+            unsafe { self.node.pivot_unchecked(self.idx - 1) + 1 }
+        };
+        Some(Leaf::enter(leaf, min, at.min - 1, u32::MAX))
     }
+}
 
-    /// Crossing where the parent is used up: through the path, once every
-    /// 4 to 16 leaves, so kept out of the sibling step.
-    #[cold]
-    #[inline(never)]
-    fn climb_forward(&mut self) -> bool {
-        let crossed = self.climb() && self.path.next_leaf();
-        if crossed {
-            self.enter_path(u32::MAX);
-        }
-        crossed
+/// Walks from `root` (of a tree `height` levels high, at least 1) to the
+/// leaf holding `index`, and returns the slot holding it, the leaf (with
+/// all present slots to do) and its parent.
+///
+/// Iterators keep no path: when an end's parent is used up (once every 4
+/// to 16 leaves) it walks down again from the root to the index after (or
+/// before) its leaf. That keeps the iterator a handful of words that never
+/// leave registers, where a recorded path would pin the whole iterator in
+/// memory for the one step in a hundred that climbs.
+#[inline(never)]
+fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent) {
+    let mut up = Parent {
+        node: NodePtr::DANGLING,
+        idx: 0,
+        last: 0,
+        min: 0,
+        max: u64::MAX,
+    };
+    let mut node = root.snap();
+    let (mut min, mut max) = (0, u64::MAX);
+    for _ in 1..height {
+        let idx = node.slot_of(index);
+        up = Parent {
+            node: node.node(),
+            idx,
+            last: node.count() - 1,
+            min,
+            max,
+        };
+        let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
+        node = node.child(idx).snap();
+        min = cmin;
+        max = cmax;
     }
-
-    /// As [`climb_forward`](Self::climb_forward), toward lower indices.
-    #[cold]
-    #[inline(never)]
-    fn climb_backward(&mut self) -> bool {
-        let crossed = self.climb() && self.path.prev_leaf();
-        if crossed {
-            self.enter_path(u32::MAX);
-        }
-        crossed
-    }
-
-    /// Writes the parent's slot back into the path, so that the path can
-    /// climb from the current leaf. False when there is nothing above.
-    #[inline]
-    fn climb(&mut self) -> bool {
-        if self.path.height < 2 {
-            return false;
-        }
-        self.path.lv[1].idx = self.pidx;
-        true
-    }
+    let leaf = Leaf::enter(node.node(), min, max, u32::MAX);
+    (node.slot_of(index), leaf, up)
 }
 
 /// Two ends walking toward each other over the entries overlapping
@@ -263,44 +254,75 @@ impl End {
 /// the other end's mask, until both are empty. Comparing bounds rather than
 /// nodes keeps this true when (RCU mode) the two ends stand in two versions
 /// of one part of the tree; nothing depends on the tree's `len`.
+///
+/// A step inside a leaf is a few instructions inline in the caller's loop
+/// (the lowest bit of the mask names the slot), and a step to a sibling
+/// leaf a few more. Nothing here is passed by reference to code out of
+/// line (the walk from the root takes and returns values), so the optimiser
+/// can keep the whole iterator in registers.
 pub(crate) struct Ends {
-    front: End,
-    back: End,
+    front: Leaf,
+    back: Leaf,
+    fup: Parent,
+    bup: Parent,
+    root: NodePtr,
+    height: usize,
     met: bool,
     /// Entries taken into either mask so far (for [`Ends::len`]).
     taken: usize,
 }
 
 impl Ends {
+    #[inline(always)]
     pub(crate) fn new((root, height): (Option<NodePtr>, usize), lo: u64, hi: u64) -> Ends {
-        let (mut front, mut back) = (End::new(), End::new());
+        let none = Parent {
+            node: NodePtr::DANGLING,
+            idx: 0,
+            last: 0,
+            min: 0,
+            max: 0,
+        };
+        let Some(root) = root else {
+            return Ends {
+                front: Leaf::none(),
+                back: Leaf::none(),
+                fup: none,
+                bup: none,
+                root: NodePtr::DANGLING,
+                height: 0,
+                met: true,
+                taken: 0,
+            };
+        };
+        let (at, mut front, fup) = descend(root, height, lo);
+        front.todo &= u32::MAX << at;
+        let (at, mut back, bup) = descend(root, height, hi);
+        // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
+        back.todo &= !(u32::MAX << (at + 1));
         let mut met = false;
-        if root.is_some() {
-            front.path.descend(root, height, lo);
-            front.enter_path(u32::MAX << front.path.leaf().idx);
-            back.path.descend(root, height, hi);
-            // Slots 0..=idx: a shift by idx + 1 (up to 16) stays below 32.
-            back.enter_path(!(u32::MAX << (back.path.leaf().idx + 1)));
-            if front.leaf == back.leaf {
-                // One leaf: the front's mask holds everything, the back takes from it.
-                front.todo &= back.todo;
-                back.todo = 0;
-                met = true;
-            } else if front.max >= back.min {
-                front.keep_ending_before(back.min);
-                met = true;
-            }
+        if front.node == back.node {
+            // One leaf: the front's mask holds everything, the back takes from it.
+            front.todo &= back.todo;
+            back.todo = 0;
+            met = true;
+        } else if front.max >= back.min {
+            front.todo = front.ending_before(back.min);
+            met = true;
         }
-        let taken = ones(front.todo) + ones(back.todo);
         Ends {
             front,
             back,
+            fup,
+            bup,
+            root,
+            height,
             met,
-            taken,
+            taken: ones(front.todo) + ones(back.todo),
         }
     }
 
     /// Entries left, for an iteration over a whole tree of `len` entries.
+    #[inline]
     fn len(&self, len: usize) -> usize {
         let held = ones(self.front.todo) + ones(self.back.todo);
         len.saturating_sub(self.taken) + held
@@ -308,81 +330,113 @@ impl Ends {
 
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<Found> {
-        if self.front.todo == 0 && !self.refill_front() {
-            return None;
-        }
-        Some(self.front.take_first())
+        let todo = match NonZeroU32::new(self.front.todo) {
+            Some(todo) => todo,
+            None => self.refill_front()?,
+        };
+        Some(self.front.take_first(todo))
     }
 
     #[inline(always)]
     pub(crate) fn next_back(&mut self) -> Option<Found> {
-        if self.back.todo == 0 && !self.refill_back() {
+        let todo = match NonZeroU32::new(self.back.todo) {
+            Some(todo) => todo,
+            None => self.refill_back()?,
+        };
+        Some(self.back.take_last(todo))
+    }
+
+    /// The leaf after the front's: a sibling, or (the parent used up) a walk
+    /// from the root. `None` at the last leaf of the tree.
+    #[inline(always)]
+    fn front_leaf(&mut self) -> Option<Leaf> {
+        if let Some(leaf) = self.fup.forward(&self.front) {
+            return Some(leaf);
+        }
+        if self.front.max == u64::MAX {
             return None;
         }
-        Some(self.back.take_last())
+        let (_, mut leaf, up) = descend(self.root, self.height, self.front.max + 1);
+        // In RCU mode the leaf found may be a newer version, split
+        // elsewhere: its slots up to the old leaf's end were handed out
+        // (or passed over) already.
+        if leaf.min <= self.front.max {
+            leaf.todo = leaf.starting_after(self.front.max);
+        }
+        self.fup = up;
+        Some(leaf)
+    }
+
+    /// As [`front_leaf`](Self::front_leaf), toward lower indices.
+    #[inline(always)]
+    fn back_leaf(&mut self) -> Option<Leaf> {
+        if let Some(leaf) = self.bup.backward(&self.back) {
+            return Some(leaf);
+        }
+        if self.back.min == 0 {
+            return None;
+        }
+        let (_, mut leaf, up) = descend(self.root, self.height, self.back.min - 1);
+        // As in `front_leaf`: keep only what lies before the old leaf.
+        if leaf.max >= self.back.min {
+            leaf.todo = leaf.ending_before(self.back.min);
+        }
+        self.bup = up;
+        Some(leaf)
     }
 
     /// The front's mask is empty: cross into the next leaf with an entry,
-    /// or (once met) take over the back's lowest entry. False when nothing
-    /// is left. Out of line: it runs once per leaf, and keeping it out keeps
-    /// the per-entry loop small.
-    #[inline(never)]
-    fn refill_front(&mut self) -> bool {
+    /// or (once met) take over the back's lowest entry. Returns the front's
+    /// new mask; `None`, with the mask left empty, when nothing is left.
+    /// Inline: it runs once per leaf, but a call would need the iterator in
+    /// memory.
+    #[inline(always)]
+    fn refill_front(&mut self) -> Option<NonZeroU32> {
         while !self.met {
-            if !self.front.cross_forward() {
-                return false;
-            }
+            self.front = self.front_leaf()?;
             if self.front.max >= self.back.min {
-                self.front.keep_ending_before(self.back.min);
+                self.front.todo = self.front.ending_before(self.back.min);
                 self.met = true;
             }
             self.taken += ones(self.front.todo);
-            if self.front.todo != 0 {
-                return true;
+            if let Some(todo) = NonZeroU32::new(self.front.todo) {
+                return Some(todo);
             }
         }
-        let (front, back) = (&mut self.front, &self.back);
-        if back.todo == 0 {
-            return false;
-        }
         // The front stands in the back's leaf from now on; it never crosses
-        // again, so its path and parent are no longer needed.
-        front.leaf = back.leaf;
-        front.min = back.min;
-        front.max = back.max;
-        front.last = back.last;
-        front.todo = back.todo & back.todo.wrapping_neg();
-        self.back.todo ^= front.todo;
-        true
+        // again, so its parent is no longer needed.
+        let todo = NonZeroU32::new(self.back.todo)?;
+        let lowest = todo.get() & todo.get().wrapping_neg();
+        self.back.todo ^= lowest;
+        self.front = Leaf {
+            todo: lowest,
+            ..self.back
+        };
+        NonZeroU32::new(lowest)
     }
 
     /// As [`refill_front`](Self::refill_front), toward lower indices.
-    #[inline(never)]
-    fn refill_back(&mut self) -> bool {
+    #[inline(always)]
+    fn refill_back(&mut self) -> Option<NonZeroU32> {
         while !self.met {
-            if !self.back.cross_backward() {
-                return false;
-            }
+            self.back = self.back_leaf()?;
             if self.back.min <= self.front.max {
-                self.back.keep_starting_after(self.front.max);
+                self.back.todo = self.back.starting_after(self.front.max);
                 self.met = true;
             }
             self.taken += ones(self.back.todo);
-            if self.back.todo != 0 {
-                return true;
+            if let Some(todo) = NonZeroU32::new(self.back.todo) {
+                return Some(todo);
             }
         }
-        let (back, front) = (&mut self.back, &self.front);
-        if front.todo == 0 {
-            return false;
-        }
-        back.leaf = front.leaf;
-        back.min = front.min;
-        back.max = front.max;
-        back.last = front.last;
-        back.todo = 1 << (u32::BITS - 1 - front.todo.leading_zeros());
-        self.front.todo ^= back.todo;
-        true
+        let todo = NonZeroU32::new(self.front.todo)?;
+        let highest = 1 << (u32::BITS - 1 - todo.leading_zeros());
+        self.front.todo ^= highest;
+        self.back = Leaf {
+            todo: highest,
+            ..self.front
+        };
+        NonZeroU32::new(highest)
     }
 }
 
@@ -423,7 +477,7 @@ impl<'a, V> Iter<'a, V> {
 impl<'a, V> Iterator for Iter<'a, V> {
     type Item = (RangeInclusive<u64>, &'a V);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
         // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
@@ -438,7 +492,7 @@ impl<'a, V> Iterator for Iter<'a, V> {
 }
 
 impl<V> DoubleEndedIterator for Iter<'_, V> {
-    #[inline]
+    #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
         // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
@@ -470,7 +524,7 @@ impl<'a, V> IterMut<'a, V> {
 impl<'a, V> Iterator for IterMut<'a, V> {
     type Item = (RangeInclusive<u64>, &'a mut V);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
         // SAFETY: `raw` walks the tree this iterator borrows exclusively for
@@ -486,7 +540,7 @@ impl<'a, V> Iterator for IterMut<'a, V> {
 }
 
 impl<V> DoubleEndedIterator for IterMut<'_, V> {
-    #[inline]
+    #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
         // SAFETY: as in `next`.
@@ -515,7 +569,7 @@ impl<'a, V> Range<'a, V> {
 impl<'a, V> Iterator for Range<'a, V> {
     type Item = (RangeInclusive<u64>, &'a V);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
         // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
@@ -525,7 +579,7 @@ impl<'a, V> Iterator for Range<'a, V> {
 }
 
 impl<V> DoubleEndedIterator for Range<'_, V> {
-    #[inline]
+    #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
         // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
@@ -557,7 +611,7 @@ impl<V> IntoIter<V> {
 impl<V> Iterator for IntoIter<V> {
     type Item = (RangeInclusive<u64>, V);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         self.raw.next().map(Self::take)
     }
@@ -569,7 +623,7 @@ impl<V> Iterator for IntoIter<V> {
 }
 
 impl<V> DoubleEndedIterator for IntoIter<V> {
-    #[inline]
+    #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         self.raw.next_back().map(Self::take)
     }

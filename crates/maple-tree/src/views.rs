@@ -82,7 +82,7 @@ pub struct RangeMut<'a, V> {
 impl<'a, V> Iterator for RangeMut<'a, V> {
     type Item = (RangeInclusive<u64>, &'a mut V);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.raw.next()?;
         // SAFETY: `raw` walks the tree borrowed exclusively for `'a`; `Ends`
@@ -93,7 +93,7 @@ impl<'a, V> Iterator for RangeMut<'a, V> {
 }
 
 impl<V> DoubleEndedIterator for RangeMut<'_, V> {
-    #[inline]
+    #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
         let found = self.raw.next_back()?;
         // SAFETY: as in `next`.

@@ -123,6 +123,47 @@ fn double_ended_iteration_meets_in_the_middle() {
     }
 }
 
+/// A tree four levels high: iteration crosses leaves whose parent is used up
+/// (walking down again from the root) in both directions, and the two ends
+/// meet at points spread over the whole tree, some inside one leaf.
+#[test]
+fn tall_trees_iterate_both_ways_across_every_level() {
+    for (stride, len) in [(16, 10), (3, 3)] {
+        let (t, model) = build(false, 20_000, stride, len);
+        assert_eq!(owned(t.iter()), model);
+        let mut rev = model.clone();
+        rev.reverse();
+        assert_eq!(owned(t.iter().rev()), rev);
+        for k in [0, 1, 7, 8, 9, 2_345, 9_999, 10_000, 19_999, 20_000] {
+            let mut it = t.iter();
+            let mut got = owned(it.by_ref().take(k));
+            assert_eq!(it.len(), model.len() - k);
+            let mut tail = owned(it.by_ref().rev());
+            tail.reverse();
+            got.extend(tail);
+            assert_eq!(got, model, "k = {k}");
+        }
+        // Ranges whose ends lie deep inside the tree, and empty ones.
+        for (lo, hi) in [
+            (1_000, 250_000),
+            (37, 38),
+            (stride * 777 + 1, stride * 777 + 1),
+        ] {
+            let want: Vec<Entry> = model
+                .iter()
+                .filter(|(r, _)| *r.end() >= lo && *r.start() <= hi)
+                .cloned()
+                .collect();
+            assert_eq!(owned(t.range(lo..=hi)), want, "{lo}..={hi}");
+            let mut back = owned(t.range(lo..=hi).rev());
+            back.reverse();
+            assert_eq!(back, want, "rev {lo}..={hi}");
+        }
+        assert_eq!(t.range(500..500).count(), 0);
+        assert_eq!(t.range(500..500).next_back(), None);
+    }
+}
+
 /// Ranges starting and ending inside entries, inside gaps, on boundaries,
 /// past the ends; forward, reverse and meeting in the middle.
 #[test]
