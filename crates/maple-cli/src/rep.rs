@@ -15,7 +15,7 @@ pub struct Rep {
     pub elapsed: Duration,
     /// The workload's checksum.
     pub checksum: u64,
-    /// Node bytes of the structure the workload built (see [`bytes_snapshot`]),
+    /// Node bytes of the structure the workload built (see `bodies::bytes_snapshot`),
     /// where the implementation can tell.
     pub node_bytes: Option<usize>,
     /// Number of entries the node bytes are divided by.
