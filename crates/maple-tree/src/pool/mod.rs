@@ -33,8 +33,9 @@ pub(crate) const CLASSES: usize = 12;
 const MAX_CLASS: usize = CLASSES - 1;
 
 /// The class of a tree's first chunk when it grows one node at a time: 8
-/// nodes, which hold a tree of up to about 60 entries together with the
-/// nodes a rebuilding store makes before it gives back the old ones.
+/// nodes. A rebuilding store makes its new nodes before it gives back the
+/// old ones; with a 4-node first chunk, a small tree's first split already
+/// needed a second chunk (measured on `rebuild` at N = 21, see README).
 const FIRST_CLASS: usize = 1;
 
 /// Most bytes of chunks one thread keeps for reuse.

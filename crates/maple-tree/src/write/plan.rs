@@ -88,8 +88,8 @@ impl<V> MapleTree<V> {
     /// Chooses the path of storing a value (`has_value`) or absence over
     /// `first..=last`, walking `path` to `first`. Changes nothing.
     ///
-    /// Inlined into the store, so that the plan lives in registers rather
-    /// than being written out and read back.
+    /// Inlined into the store: as a call, returning the plan through memory
+    /// cost `rand_store` about 40 instructions per store (callgrind).
     #[inline(always)]
     pub(super) fn plan(&self, path: &mut Path, first: u64, last: u64, has_value: bool) -> Plan {
         if self.root().is_none() {
