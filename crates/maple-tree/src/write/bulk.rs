@@ -97,8 +97,7 @@ impl<V> Bulk<V> {
 
     fn push_child(&mut self, level: usize, node: NodePtr, max: u64, gap: u64) {
         self.push_item(level, max, Some(crate::node::child_word(node)));
-        let c = &mut self.levels[level];
-        c.items[c.len - 1].aux = gap;
+        self.levels[level].last_mut().aux = gap;
     }
 
     /// Covers the rest of the space and returns the tree.

@@ -22,9 +22,10 @@
 //! the parent then only needs its child pointer (and gap) updated. At the top
 //! the root may grow a level or, left with one child, shrink.
 //!
-//! Nodes whose contents were copied out are freed at once; the pool hands the
-//! same memory back to the next allocation, so a rewrite of one node reuses
-//! that node while it is in cache.
+//! Nodes whose contents were copied out are kept in a `Retired` list and
+//! given back only after the nodes that replace them are linked (so the
+//! tree can be walked and dropped at every moment); the pool then hands the
+//! same memory to the next store's allocations while it is in cache.
 
 use super::content::{slot_item, Content};
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
@@ -154,7 +155,7 @@ impl<V> MapleTree<V> {
                 self.check_taken(live_before, height);
                 // SAFETY: the new root is installed; nothing links the
                 // retired nodes any more, and each was retired once.
-                unsafe { self.release(retired) };
+                unsafe { self.release(&retired) };
                 return usize::MAX;
             }
             let (pl, pr) = (lp.lv[h + 1], rp.lv[h + 1]);
@@ -168,7 +169,7 @@ impl<V> MapleTree<V> {
                 // SAFETY: the new node is linked in place of the old
                 // subtree; nothing links the retired nodes any more, and
                 // each was retired once.
-                unsafe { self.release(retired) };
+                unsafe { self.release(&retired) };
                 return h + 1;
             }
             c.reset(pl.min);

@@ -177,7 +177,12 @@ impl<V> MapleTree<V> {
         }
         if items[n - 1].1 == Piece::Absent && to + 1 < count && !node.is_present(to + 1) {
             to += 1;
-            items[n - 1].0 = node.slot_end(to, leaf.max);
+            // `slot_end`, with the count at hand.
+            items[n - 1].0 = if to + 1 == count {
+                leaf.max
+            } else {
+                node.pivot(to)
+            };
         }
         // An absent edge slot might meet an absent slot of the next leaf.
         if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0)
@@ -267,7 +272,12 @@ impl<V> MapleTree<V> {
         let tail_len = count - to - 1;
         for (k, t) in tail.iter_mut().enumerate().take(tail_len) {
             let j = to + 1 + k;
-            *t = (node.slot_end(j, leaf.max), node.word(j), node.is_present(j));
+            let end = if j + 1 == count {
+                leaf.max
+            } else {
+                node.pivot(j)
+            };
+            *t = (end, node.word(j), node.is_present(j));
         }
         let mut bits = node.present_bits() & ((1u16 << from) - 1);
         let mut k = from;

@@ -43,15 +43,25 @@ impl<V> MapleTree<V> {
     /// Gives back what `retired` holds: to the pool, or in RCU mode to the
     /// current garbage batch.
     ///
+    /// Taken by reference: moving the list (about 180 bytes) into the call
+    /// cost a `memcpy` per rebuild; and inlined: most rebuilds give back two
+    /// or three nodes, which cost less than the call.
+    ///
     /// # Safety
     /// Every node in `retired` belongs to this tree, is held once, and is
     /// linked from nowhere any more (the nodes that replace it are linked).
-    /// The subtrees' values were moved out.
-    #[inline]
-    pub(super) unsafe fn release(&mut self, retired: Retired) {
-        for &node in retired.nodes.iter() {
-            // SAFETY: the caller's promise.
-            unsafe { self.retire_node(node) };
+    /// The subtrees' values were moved out. `retired` is not released again.
+    #[inline(always)]
+    pub(super) unsafe fn release(&mut self, retired: &Retired) {
+        match self.limbo_mut() {
+            // SAFETY: the caller's promise; a plain tree has no readers
+            // besides its writer.
+            None => unsafe { self.pool_mut().free_all(&retired.nodes) },
+            Some(limbo) => {
+                for &node in retired.nodes.iter() {
+                    limbo.push(crate::limbo::Garbage::Node(node));
+                }
+            }
         }
         if retired.subtrees.is_empty() {
             return;
