@@ -172,6 +172,18 @@ impl<V> MapleTree<V> {
                 unsafe { self.release(&retired) };
                 return h + 1;
             }
+            if pl.node == pr.node
+                && self.may_splice_parent()
+                && self.splice_children(lp, h + 1, pr.idx, &out[..n])
+            {
+                #[cfg(debug_assertions)]
+                self.check_taken(live_before, height);
+                // SAFETY: the new nodes are linked in the parent in place of
+                // the old ones; nothing links the retired nodes any more,
+                // and each was retired once.
+                unsafe { self.release(&retired) };
+                return h + 1;
+            }
             c.reset(pl.min);
             c.push_slots(pl.node, 0, pl.idx, pl.max);
             for p in &out[..n] {
@@ -187,6 +199,68 @@ impl<V> MapleTree<V> {
             }
             h += 1;
         }
+    }
+
+    /// Replaces children `lp.lv[p].idx..=to` of the internal node at level
+    /// `p` of `lp` by `new`, in place, when the node still fits and keeps its
+    /// minimum (a root keeps at least two children): the parent of a split
+    /// leaf takes the new leaf beside the old one's replacement, like
+    /// `BTreeMap`'s insert into a node with room, instead of being rebuilt
+    /// into a new node with its own parent rewritten. False, having changed
+    /// nothing, when it does not fit.
+    ///
+    /// Not with concurrent readers: they would see the slots move (`plan.rs`
+    /// decides, in [`may_splice_parent`](Self::may_splice_parent)).
+    fn splice_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> bool {
+        let at = lp.lv[p];
+        let (node, from) = (at.node, at.idx);
+        let kind = node.kind();
+        let count = node.count();
+        let new_count = count - (to - from + 1) + new.len();
+        let top = p + 1 == self.height();
+        let underfull = if top {
+            new_count < 2
+        } else {
+            new_count < kind.min_slots() && at.max < u64::MAX
+        };
+        if new_count > kind.capacity() || underfull {
+            return false;
+        }
+        let gaps = kind == Kind::ARange;
+        // The children after the replaced ones move as they are.
+        let mut tail = [(0u64, NodePtr::DANGLING, 0u64); crate::node::RANGE_SLOTS];
+        let tail_len = count - to - 1;
+        for (k, t) in tail.iter_mut().enumerate().take(tail_len) {
+            let j = to + 1 + k;
+            let end = if j + 1 == count {
+                at.max
+            } else {
+                node.pivot(j)
+            };
+            *t = (end, node.child(j), if gaps { node.gap(j) } else { 0 });
+        }
+        let mut k = from;
+        let mut put = |end: u64, child: NodePtr, gap: u64| {
+            if k + 1 < new_count {
+                node.set_pivot(k, end);
+            }
+            node.set_child(k, child);
+            if gaps {
+                node.set_gap(k, gap);
+            }
+            k += 1;
+        };
+        for q in new {
+            put(q.max, q.node, q.gap);
+        }
+        for &(end, child, gap) in &tail[..tail_len] {
+            put(end, child, gap);
+        }
+        node.set_count(new_count);
+        if gaps {
+            self.update_gaps(lp, p + 1, crate::gap::node_gap(node));
+        }
+        true
     }
 
     /// Checks that a rebuild, about to give back its old nodes, took no more

@@ -38,6 +38,9 @@ enum Route {
     ExactFit,
     Append,
     Splice,
+    /// Within a rebuild: the new nodes are put into their parent in place
+    /// of the old ones, instead of a new parent being built.
+    ParentSplice,
 }
 
 impl Route {
@@ -48,11 +51,11 @@ impl Route {
     /// publishes them with one release store of the header; a rebuild
     /// publishes finished nodes with one pointer store. Both leave every node
     /// a reader can reach whole at every moment. An exact fit would drop the
-    /// value a reader may be reading, and a splice moves slots under readers,
-    /// so neither is taken then.
+    /// value a reader may be reading, and a splice (of a leaf's slots or a
+    /// parent's children) moves slots under readers, so none is taken then.
     const fn safe_with_readers(self) -> bool {
         match self {
-            Route::ExactFit | Route::Splice => false,
+            Route::ExactFit | Route::Splice | Route::ParentSplice => false,
             Route::Append => true,
         }
     }
@@ -85,6 +88,13 @@ pub(crate) const fn worst_case_nodes(height: usize) -> usize {
 }
 
 impl<V> MapleTree<V> {
+    /// Whether a rebuild may put its new nodes into their parent in place
+    /// (`edit.rs`): it takes no node, so the rebuild's bound holds.
+    #[inline]
+    pub(super) fn may_splice_parent(&self) -> bool {
+        !self.in_rcu_mode() || Route::ParentSplice.safe_with_readers()
+    }
+
     /// Chooses the path of storing a value (`has_value`) or absence over
     /// `first..=last`, walking `path` to `first`. Changes nothing.
     ///
