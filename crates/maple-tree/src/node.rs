@@ -484,6 +484,26 @@ impl NodePtr {
         }
     }
 
+    /// Writes the raw word of leaf slot `i`, for a caller that knows the
+    /// node is a leaf (filling a new leaf, whose header is read once).
+    #[inline]
+    pub(crate) fn set_leaf_word(self, i: usize, word: Word) {
+        debug_assert!(self.is_leaf() && i < LEAF_SLOTS);
+        self.shadow(false, i, true);
+        // SAFETY: invariants 1 and 2.
+        unsafe { (*self.0.as_ptr()).body.leaf.slots[i] = word }
+    }
+
+    /// The raw word of leaf slot `i`, for a caller that knows the node is a
+    /// leaf (copying a leaf's slots reads its header once, not per slot).
+    #[inline]
+    pub(crate) fn leaf_word(self, i: usize) -> Word {
+        debug_assert!(self.is_leaf() && i < LEAF_SLOTS);
+        self.shadow(false, i, false);
+        // SAFETY: invariants 1 and 2; copying a `MaybeUninit` never reads it.
+        unsafe { (*self.0.as_ptr()).body.leaf.slots[i] }
+    }
+
     #[inline]
     pub(crate) fn set_word(self, i: usize, word: Word) {
         debug_assert!(i < self.kind().capacity());
@@ -577,6 +597,47 @@ impl NodePtr {
         self.shadow(false, i, true);
         // SAFETY: invariants 1 and 2.
         unsafe { self.slot_ptr(i).write(word) }
+    }
+
+    /// Moves the last `len` slots of a leaf of `count` slots
+    /// (`src = count - len`) to start at slot `dst`, as `memmove` does: their
+    /// words, and the pivots of all but the last, which stays the leaf's last
+    /// slot (its end is the leaf's maximum). The in-leaf splice shifts a
+    /// leaf's tail this way, as `BTreeMap` shifts a node's keys, instead of
+    /// copying it out and back slot by slot. The present bits, the count and
+    /// the slots left behind are the caller's to set.
+    ///
+    /// # Safety
+    /// The node is a leaf, `src + len` is its count and `dst + len <=
+    /// LEAF_SLOTS`. The moved words still encode their values at the old
+    /// slots too: the caller overwrites or marks absent every old slot that
+    /// is not also a new one before anything reads the leaf as a whole, so
+    /// that each value is owned by one present slot (invariant 3).
+    #[inline]
+    pub(crate) unsafe fn move_leaf_tail(self, src: usize, dst: usize, len: usize) {
+        debug_assert!(self.is_leaf() && src + len == self.count() && dst + len <= LEAF_SLOTS);
+        if len == 0 {
+            return;
+        }
+        for i in 0..len {
+            self.shadow(false, src + i, false);
+            self.shadow(false, dst + i, true);
+        }
+        for i in 0..len - 1 {
+            self.shadow(true, src + i, false);
+            self.shadow(true, dst + i, true);
+        }
+        // SAFETY: invariants 1 and 2; the caller keeps both ranges inside
+        // the leaf's arrays (`len - 1` pivots end at most at index
+        // `LEAF_SLOTS - 2`); `ptr::copy` allows the ranges to overlap and
+        // no reference is created.
+        unsafe {
+            let body = ptr::addr_of_mut!((*self.0.as_ptr()).body.leaf);
+            let slots = ptr::addr_of_mut!((*body).slots).cast::<Word>();
+            ptr::copy(slots.add(src), slots.add(dst), len);
+            let pivots = ptr::addr_of_mut!((*body).pivots).cast::<u64>();
+            ptr::copy(pivots.add(src), pivots.add(dst), len - 1);
+        }
     }
 
     /// Pointer to leaf slot `i`'s word, for the `value_*` functions.

@@ -135,12 +135,34 @@ impl Content {
     /// Appends slots `from..to` of `node` (which ends at `max`) as they are.
     #[inline]
     pub(crate) fn push_slots(&mut self, node: NodePtr, from: usize, to: usize, max: u64) {
+        if from >= to {
+            return;
+        }
+        // One read of the header for all the slots (it is an atomic, so
+        // the compiler cannot merge the reads `slot_item` makes per slot).
+        let snap = node.peek();
+        if !snap.is_leaf() {
+            for i in from..to {
+                self.push(slot_item(node, i, max));
+            }
+            return;
+        }
         for i in from..to {
-            let item = slot_item(node, i, max);
-            if node.is_leaf() && !item.is_present() && self.last_absent() {
-                self.last_mut().end = item.end;
+            let end = snap.slot_end(i, max);
+            if snap.is_present(i) {
+                self.push(Item {
+                    end,
+                    word: node.leaf_word(i),
+                    aux: 1,
+                });
+            } else if self.last_absent() {
+                self.last_mut().end = end;
             } else {
-                self.push(item);
+                self.push(Item {
+                    end,
+                    word: MaybeUninit::uninit(),
+                    aux: 0,
+                });
             }
         }
     }
@@ -158,8 +180,18 @@ impl Content {
             "maple tree: rewrite buffer overflow"
         );
         self.items.copy_within(0..self.len, k);
+        let snap = node.peek();
         for i in 0..k {
-            self.items[i] = MaybeUninit::new(slot_item(node, i, max));
+            let item = if snap.is_leaf() {
+                Item {
+                    end: snap.slot_end(i, max),
+                    word: node.leaf_word(i),
+                    aux: snap.is_present(i) as u64,
+                }
+            } else {
+                slot_item(node, i, max)
+            };
+            self.items[i] = MaybeUninit::new(item);
         }
         self.len += k;
         self.min = min;

@@ -10,7 +10,6 @@ use crate::displaced::Displace;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::Path;
-use core::mem::MaybeUninit;
 use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
@@ -267,44 +266,34 @@ impl<V> MapleTree<V> {
             }
         }
 
-        // The slots after the rewrite move as they are.
-        let mut tail = [(0u64, MaybeUninit::uninit(), false); LEAF_SLOTS];
+        // The slots after the rewrite move as they are, in one `memmove`
+        // (the covered slots' values were taken above).
         let tail_len = count - to - 1;
-        for (k, t) in tail.iter_mut().enumerate().take(tail_len) {
-            let j = to + 1 + k;
-            let end = if j + 1 == count {
-                leaf.max
-            } else {
-                node.pivot(j)
-            };
-            *t = (end, node.word(j), node.is_present(j));
-        }
-        let mut bits = node.present_bits() & ((1u16 << from) - 1);
-        let mut k = from;
-        let mut put = |end: u64, word: Option<crate::node::Word>| {
+        let tail_bits = u32::from(node.present_bits()) >> (to + 1);
+        // SAFETY: slots `to + 1..count` are the leaf's last; they end at
+        // `from + n + tail_len = new_count <= LEAF_SLOTS`. Every slot they
+        // leave behind is either overwritten below (`from..from + n`) or
+        // lies past the new count, and the bits are rebuilt from scratch.
+        unsafe { node.move_leaf_tail(to + 1, from + n, tail_len) };
+        let mut bits = u32::from(node.present_bits()) & ((1u32 << from) - 1);
+        bits |= tail_bits << (from + n);
+        for (k, &(end, p)) in (from..).zip(&items[..n]) {
             if k + 1 < new_count {
                 node.set_pivot(k, end);
             }
-            if let Some(w) = word {
-                // SAFETY: `w` encodes a `V` (the new value, a split piece or
-                // a word moved from another slot of this leaf).
-                unsafe { node.set_value_word(k, w) };
-                bits |= 1 << k;
-            }
-            k += 1;
-        };
-        for &(end, p) in &items[..n] {
             let word = match p {
                 Piece::Absent => None,
                 Piece::New => new.take(),
                 Piece::Left => left.take(),
                 Piece::Right => right.take(),
             };
-            put(end, word);
+            if let Some(w) = word {
+                // SAFETY: `w` encodes a `V` (the new value or a split piece).
+                unsafe { node.set_value_word(k, w) };
+                bits |= 1 << k;
+            }
         }
-        for &(end, word, present) in &tail[..tail_len] {
-            put(end, present.then_some(word));
-        }
+        let bits = bits as u16;
         node.publish_leaf(new_count, bits);
         self.entries_added(made);
         self.count_path(|p| &mut p.node_rewrite);

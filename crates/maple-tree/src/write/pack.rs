@@ -57,20 +57,30 @@ pub(crate) fn pack(
 /// largest gap when gaps are tracked (0 otherwise).
 pub(crate) fn fill(node: NodePtr, items: &[Item], min: u64, track_gaps: bool) -> u64 {
     let last = items.len() - 1;
-    for (i, item) in items.iter().enumerate() {
-        if i < last {
-            node.set_pivot(i, item.end);
-        }
-        node.set_word(i, item.word);
-    }
-    node.set_count(items.len());
-    match node.kind() {
-        Kind::Leaf => {
-            let mut bits = 0u16;
-            for (i, item) in items.iter().enumerate() {
-                bits |= (item.is_present() as u16) << i;
+    let kind = node.kind();
+    if kind == Kind::Leaf {
+        // The kind read once, and the count and value bits set in one
+        // header store (the node is not linked yet).
+        let mut bits = 0u16;
+        for (i, item) in items.iter().enumerate() {
+            if i < last {
+                node.set_pivot(i, item.end);
             }
-            node.set_present_bits(bits);
+            node.set_leaf_word(i, item.word);
+            bits |= (item.is_present() as u16) << i;
+        }
+        node.publish_leaf(items.len(), bits);
+    } else {
+        for (i, item) in items.iter().enumerate() {
+            if i < last {
+                node.set_pivot(i, item.end);
+            }
+            node.set_word(i, item.word);
+        }
+        node.set_count(items.len());
+    }
+    match kind {
+        Kind::Leaf => {
             if track_gaps {
                 Content::leaf_gap(items, min)
             } else {
