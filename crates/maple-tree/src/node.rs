@@ -1041,6 +1041,67 @@ mod tests {
         unsafe { pool.free(n) };
     }
 
+    /// A leaf of `values` (present, boxed) with pivots `10 * i + 9`.
+    fn boxed_leaf(pool: &mut NodePool, values: &[u64]) -> NodePtr {
+        let n = pool.alloc(Kind::Leaf).unwrap();
+        for (i, &v) in values.iter().enumerate() {
+            if i + 1 < values.len() {
+                n.set_pivot(i, 10 * i as u64 + 9);
+            }
+            // SAFETY: the leaf holds `String`s only.
+            unsafe { n.set_value_word(i, value_word(alloc::format!("{v}"))) };
+        }
+        n.publish_leaf(values.len(), ((1u32 << values.len()) - 1) as u16);
+        n
+    }
+
+    /// Takes every value of the leaf out, in slot order, and frees it.
+    fn drain(pool: &mut NodePool, n: NodePtr) -> Vec<String> {
+        let out = (0..n.count())
+            // SAFETY: every slot holds a `String`, taken once.
+            .map(|i| unsafe { n.take_value::<String>(i) })
+            .collect();
+        // SAFETY: the test's own node, not used again.
+        unsafe { pool.free(n) };
+        out
+    }
+
+    #[test]
+    fn moving_a_leaf_tail_keeps_words_and_pivots() {
+        let mut pool = NodePool::new();
+        // Right by two (an insert), overlapping: slots 3..6 to 5..8.
+        let n = boxed_leaf(&mut pool, &[0, 1, 2, 3, 4, 5]);
+        // SAFETY: slots 3..6 are the leaf's last; 5 + 3 <= LEAF_SLOTS.
+        unsafe { n.move_leaf_tail(3, 5, 3) };
+        assert_eq!((n.pivot(5), n.pivot(6)), (39, 49));
+        for (i, v) in [(3, "7"), (4, "8")] {
+            n.set_pivot(i, 40 + i as u64);
+            // SAFETY: slots 3 and 4 were moved away: overwritten, not dropped.
+            unsafe { n.set_value_word(i, value_word(String::from(v))) };
+        }
+        n.publish_leaf(8, 0xff);
+        assert_eq!(
+            drain(&mut pool, n),
+            ["0", "1", "2", "7", "8", "3", "4", "5"]
+        );
+        // Left by three (an erase), to the start; the last slot stays last.
+        let n = boxed_leaf(&mut pool, &[0, 1, 2, 3, 4, 5, 6]);
+        for i in 0..3 {
+            // SAFETY: slots 0..3 hold `String`s, taken once.
+            drop(unsafe { n.take_value::<String>(i) });
+        }
+        // SAFETY: slots 3..7 are the leaf's last.
+        unsafe { n.move_leaf_tail(3, 0, 4) };
+        assert_eq!((n.pivot(0), n.pivot(1), n.pivot(2)), (39, 49, 59));
+        n.publish_leaf(4, 0xf);
+        assert_eq!(drain(&mut pool, n), ["3", "4", "5", "6"]);
+        // Nothing to move.
+        let n = boxed_leaf(&mut pool, &[0]);
+        // SAFETY: an empty tail.
+        unsafe { n.move_leaf_tail(1, 1, 0) };
+        assert_eq!(drain(&mut pool, n), ["0"]);
+    }
+
     #[test]
     fn inline_values_round_trip() {
         assert!(is_inline::<u8>() && is_inline::<u64>() && !is_inline::<&str>());
