@@ -16,7 +16,9 @@
 //!    rewrite when it still fits one node, a split when it does not, a
 //!    rebalance when a node falls under its minimum, root growth and collapse
 //!    at the top. New nodes are built and linked first; the nodes they
-//!    replace are given back only then (`retired.rs`).
+//!    replace are given back only then (`retired.rs`). When the replaced
+//!    nodes share a parent that still fits, the new ones are put into it in
+//!    place (not in RCU mode) instead of a new parent being built.
 //!
 //! Storing "absent" over an absent range changes nothing. In RCU mode the
 //! plan avoids the paths readers must not watch (exact fit and splice);
