@@ -1113,6 +1113,12 @@ impl<V> MapleTree<V> {
         (&mut self.pool, &mut self.len)
     }
 
+    /// The node pool and the limbo together, for freeing what waited there.
+    #[inline]
+    pub(crate) fn pool_and_limbo_mut(&mut self) -> (&mut NodePool, Option<&mut Limbo>) {
+        (&mut self.pool, self.limbo.as_deref_mut())
+    }
+
     /// Whether the tree is in RCU mode (readers may walk it concurrently).
     #[inline]
     pub(crate) fn in_rcu_mode(&self) -> bool {

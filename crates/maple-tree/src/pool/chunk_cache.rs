@@ -5,14 +5,12 @@
 //! system allocator: see the parent module for why and for the order in
 //! which they come back.
 
-use super::{chunk_layout, class_nodes, Node, CACHE_LIMIT, CLASSES, NODE_SIZE};
-use alloc::alloc::dealloc;
+use super::{class_nodes, Chunk, CACHE_LIMIT, CLASSES, NODE_SIZE};
 use alloc::vec::Vec;
 use core::cell::RefCell;
-use core::ptr::NonNull;
 
 struct Cache {
-    free: [Vec<NonNull<Node>>; CLASSES],
+    free: [Vec<Chunk>; CLASSES],
     /// Per class, where the chunks put since the last take begin.
     run_from: [usize; CLASSES],
     bytes: usize,
@@ -35,10 +33,13 @@ impl Cache {
     /// from its end would walk memory downwards: a 21-entry `dup` then
     /// took 250 ns instead of 72 on the benchmark machine. Each chunk put
     /// is looked at by one such pass only, so the pass costs O(1) per put.
-    fn pop(&mut self, class: usize) -> Option<NonNull<Node>> {
+    fn pop(&mut self, class: usize) -> Option<Chunk> {
         let list = &mut self.free[class];
         let run = &mut list[self.run_from[class]..];
-        let ascending = run.windows(2).filter(|w| w[0] < w[1]).count();
+        let ascending = run
+            .windows(2)
+            .filter(|w| w[0].start() < w[1].start())
+            .count();
         if 2 * ascending > run.len().saturating_sub(1) {
             run.reverse();
         }
@@ -56,10 +57,10 @@ impl Cache {
 
 impl Drop for Cache {
     fn drop(&mut self) {
-        for (class, list) in self.free.iter_mut().enumerate() {
-            for start in list.drain(..) {
-                // SAFETY: every cached chunk was allocated with this class's layout.
-                unsafe { dealloc(start.as_ptr().cast(), chunk_layout(class)) };
+        for list in &mut self.free {
+            for chunk in list.drain(..) {
+                // SAFETY: a cached chunk is no pool's any more.
+                unsafe { chunk.free() };
             }
         }
     }
@@ -71,14 +72,15 @@ std::thread_local! {
     };
 }
 
-pub(crate) fn take(class: usize) -> Option<NonNull<Node>> {
+pub(super) fn take(class: usize) -> Option<Chunk> {
     CACHE.try_with(|c| c.borrow_mut().pop(class)).ok().flatten()
 }
 
 /// Keeps a chunk. When the cache is full, chunks of smaller classes make
 /// room (they are cheap to make again, and trees grown store by store
 /// leave many of them); if there are none, the chunk is freed.
-pub(crate) fn put(start: NonNull<Node>, class: usize) {
+pub(super) fn put(chunk: Chunk) {
+    let class = chunk.class();
     let size = class_nodes(class) * NODE_SIZE;
     let kept = CACHE
         .try_with(|c| {
@@ -90,21 +92,21 @@ pub(crate) fn put(start: NonNull<Node>, class: usize) {
                 let victim = c.free[small].pop().expect("non-empty class");
                 c.clamp_run(small);
                 c.bytes -= class_nodes(small) * NODE_SIZE;
-                // SAFETY: cached chunks of class `small` have its layout.
-                unsafe { dealloc(victim.as_ptr().cast(), chunk_layout(small)) };
+                // SAFETY: a cached chunk is no pool's any more.
+                unsafe { victim.free() };
             }
             c.bytes += size;
-            c.free[class].push(start);
+            c.free[class].push(chunk);
             true
         })
         .unwrap_or(false);
     if !kept {
-        // SAFETY: allocated with this class's layout and no longer used.
-        unsafe { dealloc(start.as_ptr().cast(), chunk_layout(class)) };
+        // SAFETY: a pool's chunk, given up by it and no longer used.
+        unsafe { chunk.free() };
     }
 }
 
-pub(crate) fn release() {
+pub(super) fn release() {
     let _ = CACHE.try_with(|c| {
         drop(core::mem::replace(&mut *c.borrow_mut(), Cache::new()));
     });
@@ -113,22 +115,17 @@ pub(crate) fn release() {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super as chunk_cache;
-    use super::super::{chunk_layout, Node};
-    use alloc::alloc::alloc;
+    use super::Chunk;
     use alloc::vec::Vec;
-    use core::ptr::NonNull;
 
     /// `n` fresh class-0 chunks, in ascending address order.
-    fn chunks(n: usize) -> Vec<NonNull<Node>> {
-        let mut v: Vec<_> = (0..n)
-            // SAFETY: the layout has a non-zero size.
-            .map(|_| NonNull::new(unsafe { alloc(chunk_layout(0)) }.cast::<Node>()).unwrap())
-            .collect();
-        v.sort();
+    fn chunks(n: usize) -> Vec<Chunk> {
+        let mut v: Vec<_> = (0..n).map(|_| Chunk::alloc(0).unwrap()).collect();
+        v.sort_by_key(|c| c.start());
         v
     }
 
-    fn take_all(n: usize) -> Vec<NonNull<Node>> {
+    fn take_all(n: usize) -> Vec<Chunk> {
         (0..n).map(|_| chunk_cache::take(0).unwrap()).collect()
     }
 
@@ -138,28 +135,28 @@ mod tests {
     #[test]
     fn a_run_put_in_ascending_order_comes_back_lowest_first() {
         let c = chunks(64);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
+        c.iter().for_each(|&p| chunk_cache::put(p));
         assert_eq!(take_all(64), c);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
+        c.iter().for_each(|&p| chunk_cache::put(p));
     }
 
     #[test]
     fn a_run_put_in_descending_order_also_comes_back_lowest_first() {
         let c = chunks(64);
-        c.iter().rev().for_each(|&p| chunk_cache::put(p, 0));
+        c.iter().rev().for_each(|&p| chunk_cache::put(p));
         assert_eq!(take_all(64), c);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
+        c.iter().for_each(|&p| chunk_cache::put(p));
     }
 
     #[test]
     fn a_single_chunk_put_is_the_next_taken() {
         let c = chunks(8);
-        c.iter().for_each(|&p| chunk_cache::put(p, 0));
+        c.iter().for_each(|&p| chunk_cache::put(p));
         let first = chunk_cache::take(0).unwrap();
         assert_eq!(first, c[0]);
         // Churn: one tree dropped, one made, reuses the chunk still in cache.
-        chunk_cache::put(c[0], 0);
+        chunk_cache::put(c[0]);
         assert_eq!(chunk_cache::take(0), Some(c[0]));
-        chunk_cache::put(c[0], 0);
+        chunk_cache::put(c[0]);
     }
 }

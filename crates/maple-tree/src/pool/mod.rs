@@ -24,7 +24,7 @@ mod chunks;
 
 use crate::error::AllocError;
 use crate::node::{Kind, Node, NodePtr, NODE_SIZE};
-use alloc::alloc::{alloc, Layout};
+use alloc::alloc::Layout;
 use chunks::{Chunk, ChunkList};
 use core::ptr::{self, NonNull};
 
@@ -241,7 +241,7 @@ impl NodePool {
     /// Every node handed out must be forgotten first.
     pub(crate) fn reset(&mut self) {
         for c in self.chunks.take_all() {
-            chunk_cache::put(c.start(), c.class());
+            chunk_cache::put(c);
         }
         self.bump = ptr::null_mut();
         self.bump_end = ptr::null_mut();
@@ -257,14 +257,12 @@ impl NodePool {
         if carved + class_nodes(class) > MAX_NODES {
             return Err(AllocError);
         }
-        let start = match chunk_cache::take(class) {
-            Some(start) => start,
-            // SAFETY: the layout has a non-zero size.
-            None => NonNull::new(unsafe { alloc(chunk_layout(class)) }.cast::<Node>())
-                .ok_or(AllocError)?,
+        let chunk = match chunk_cache::take(class) {
+            Some(chunk) => chunk,
+            None => Chunk::alloc(class).ok_or(AllocError)?,
         };
-        self.chunks.push(Chunk::new(start, class));
-        self.bump = start.as_ptr();
+        self.chunks.push(chunk);
+        self.bump = chunk.start().as_ptr();
         // One past the end of the chunk.
         self.bump_end = self.bump.wrapping_add(class_nodes(class));
         Ok(())
@@ -282,8 +280,9 @@ impl Drop for NodePool {
     }
 }
 
+/// The layout reported when a chunk cannot be allocated.
 fn chunk_layout(class: usize) -> Layout {
-    Layout::from_size_align(class_nodes(class) * NODE_SIZE, NODE_SIZE).expect("node chunk size")
+    chunks::alloc_layout(class)
 }
 
 /// Gives every node chunk cached by the current thread back to the system.
@@ -308,17 +307,15 @@ mod chunk_cache;
 #[cfg(not(feature = "std"))]
 mod chunk_cache {
     //! Without `std` there are no thread-locals: chunks go straight back.
-    use super::{chunk_layout, Node};
-    use alloc::alloc::dealloc;
-    use core::ptr::NonNull;
+    use super::Chunk;
 
-    pub(super) fn take(_class: usize) -> Option<NonNull<Node>> {
+    pub(super) fn take(_class: usize) -> Option<Chunk> {
         None
     }
 
-    pub(super) fn put(start: NonNull<Node>, class: usize) {
-        // SAFETY: allocated with this class's layout and no longer used.
-        unsafe { dealloc(start.as_ptr().cast(), chunk_layout(class)) };
+    pub(super) fn put(chunk: Chunk) {
+        // SAFETY: a pool's chunk, given up by it and no longer used.
+        unsafe { chunk.free() };
     }
 
     pub(super) fn release() {}
