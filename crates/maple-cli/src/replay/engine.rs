@@ -87,10 +87,34 @@ pub struct Outcome {
 /// A space and what is printed with it.
 struct Image {
     img: ProcImage,
-    /// Ranges the program is assumed to write soon (see [`touches`]):
-    /// `start..end`, waiting for the first memory call that does not touch
-    /// them.
-    pending_writes: Vec<(u64, u64)>,
+    /// Ranges the program is assumed to write soon (see [`touches`]),
+    /// waiting for the mapping thread's first memory call that does not
+    /// set them up.
+    pending_writes: Vec<PendingWrite>,
+}
+
+/// A range the program is assumed to write soon (see [`touches`]).
+#[derive(Debug, Clone, Copy)]
+struct PendingWrite {
+    /// The thread that mapped it.
+    tid: u32,
+    start: u64,
+    end: u64,
+    /// Memory committed into a reservation ([`commits_reserved`]): a run of
+    /// commits is made before the memory is used, so the next commit does
+    /// not settle it.
+    commit: bool,
+}
+
+/// The memory call of thread `tid` before which pending writes are settled:
+/// `setup` is the range it sets up (not written yet), `unwritable` the range
+/// it makes non-writable, `commit` whether it commits reserved memory.
+#[derive(Debug, Clone, Copy)]
+struct NextCall {
+    tid: u32,
+    setup: (u64, u64),
+    unwritable: (u64, u64),
+    commit: bool,
 }
 
 impl Image {
@@ -101,17 +125,27 @@ impl Image {
         }
     }
 
-    /// Makes the assumed first writes of the pending ranges that do not
-    /// overlap `busy` (all of them for `None`): each private writable VMA
-    /// of such a range gets the anon_vma of a write fault.
-    fn settle_writes(&mut self, busy: Option<(u64, u64)>) {
-        let overlaps = |(s, e): (u64, u64)| busy.is_some_and(|(bs, be)| s < be && bs < e);
+    /// Makes the assumed first writes of the pending ranges that are due
+    /// before `next` (all of them, of every thread, for `None`): each
+    /// private writable VMA of such a range gets the anon_vma of a write
+    /// fault. Another thread's memory call says nothing about whether the
+    /// mapping thread has run on yet.
+    fn settle_writes(&mut self, next: Option<NextCall>) {
+        let waits = |p: &PendingWrite| {
+            next.is_some_and(|n| {
+                let hits = |(bs, be): (u64, u64)| p.start < be && bs < p.end;
+                // Committed memory made read-only before its first use (a
+                // JVM's safepoint polling page) was never written.
+                p.tid != n.tid || hits(n.setup) || (p.commit && (n.commit || hits(n.unwritable)))
+            })
+        };
         let mut kept = Vec::new();
-        for range in std::mem::take(&mut self.pending_writes) {
-            if overlaps(range) {
-                kept.push(range);
+        for p in std::mem::take(&mut self.pending_writes) {
+            if waits(&p) {
+                kept.push(p);
                 continue;
             }
+            let range = (p.start, p.end);
             let sp = &mut self.img.space;
             let mut at = range.0;
             while at < range.1 {
@@ -236,13 +270,37 @@ fn open_file(
 /// map (malloc arenas, stacks, data segments), so the replay gives it the
 /// anon_vma of a first write. Not at once: a program may set a mapping up
 /// first (guard pages made `PROT_NONE`, `madvise`) and use it later, so the
-/// write is made before the process's next memory call that is not such a
-/// setup of the mapping ([`setup_range`]), or before a fork or a snapshot
-/// ([`Image::settle_writes`]). A JVM's thread stacks (a guard made
+/// write is made before the mapping thread's next memory call that is not
+/// such a setup of the mapping ([`setup_range`]), or before a fork or a
+/// snapshot ([`Image::settle_writes`]); other threads' calls in between do
+/// not show that the mapping thread has run on. A JVM's thread stacks (a guard made
 /// `PROT_NONE` right after the `mmap` loses `VM_ACCOUNT`) and a Go heap
 /// arena (merged with its neighbour by `madvise`) need that order.
 fn touches(prot: Prot, flags: MapFlags) -> bool {
     prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
+}
+
+/// Whether a `MAP_FIXED` anonymous `mmap` of `addr..addr+len` commits memory
+/// inside a reservation: every page of the range is mapped `PROT_NONE`
+/// anonymous memory. Runtimes reserve address space that way and commit it
+/// piecewise (a JVM's heap, card table and mark bitmaps, page by page), a
+/// run of commits before using any of it: the kernel then merges adjacent
+/// commits of the run into one VMA, which two VMAs written apart (two
+/// anon_vmas) would prevent. So such a commit is assumed written before the
+/// thread's next memory call that is not a commit too, nor an `mprotect`
+/// that makes it non-writable.
+fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
+    let end = addr.saturating_add(len);
+    let mut at = addr;
+    while at < end {
+        match sp.find_vma(at) {
+            Some(v) if v.start() <= at && v.prot() == Prot::NONE && v.is_anonymous() => {
+                at = v.end()
+            }
+            _ => return false,
+        }
+    }
+    len > 0
 }
 
 /// The program's first write to the mapping at `addr`: the anon_vma its
@@ -538,7 +596,27 @@ impl<'a> Replayer<'a> {
         }) else {
             return;
         };
-        im.settle_writes(setup_range(&op));
+        let commit = match op {
+            Op::Mmap {
+                addr, len, flags, ..
+            } => {
+                flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE)
+                    && flags.contains(MapFlags::ANONYMOUS)
+                    && commits_reserved(&im.img.space, addr, len)
+            }
+            _ => false,
+        };
+        im.settle_writes(Some(NextCall {
+            tid: c.tid,
+            setup: setup_range(&op).unwrap_or((0, 0)),
+            unwritable: match op {
+                Op::Mprotect {
+                    addr, len, prot, ..
+                } if !prot.contains(Prot::WRITE) => (addr, addr.saturating_add(len)),
+                _ => (0, 0),
+            },
+            commit,
+        }));
         let sp = &mut im.img.space;
         match op {
             Op::Mmap {
@@ -602,7 +680,12 @@ impl<'a> Replayer<'a> {
                     (Ret::Unknown, _) => {}
                 }
                 if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
-                    im.pending_writes.push((*k, k.saturating_add(len)));
+                    im.pending_writes.push(PendingWrite {
+                        tid: c.tid,
+                        start: *k,
+                        end: k.saturating_add(len),
+                        commit,
+                    });
                 }
                 if let Some((k, mv)) = place {
                     self.placement(tgid, c, k, mv);
@@ -754,7 +837,12 @@ impl<'a> Replayer<'a> {
                 let before = sp.current_brk();
                 let m = sp.brk(addr);
                 if m > before && TOUCH_HEAP {
-                    im.pending_writes.push((before, m));
+                    im.pending_writes.push(PendingWrite {
+                        tid: c.tid,
+                        start: before,
+                        end: m,
+                        commit: false,
+                    });
                 }
                 if c.ret != Ret::Val(m) {
                     let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));
