@@ -16,7 +16,7 @@ use maple_mm::procmaps::{
     maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
 };
 use maple_mm::{
-    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
+    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, VmFlags,
 };
 
 use super::compare::{compare, Diff};
@@ -301,6 +301,37 @@ fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
         }
     }
     len > 0
+}
+
+/// What a successful `MADV_COLLAPSE` of `addr..addr+len` shows the program
+/// did: `madvise_collapse` turns a private anonymous 2 MiB block into a
+/// huge page only if the block has a page table with a present writable
+/// page (and the VMA an anon_vma), so the program had written into every
+/// aligned block of the range. Its writes are not in a syscall trace; the
+/// kernel's result is the evidence, as an `mmap`'s address is for
+/// placement. Each such block of a private writable anonymous VMA that has
+/// no page present gets the write fault of its first page (a zero byte: a
+/// missing page reads as zeros), before the model's own checks (flags,
+/// alignment, file mode), which still decide the model's result.
+fn writes_shown_by_collapse(sp: &mut AddressSpace, addr: u64, len: u64) {
+    const BLOCK: u64 = 2 << 20;
+    let first = addr.next_multiple_of(BLOCK);
+    let end = addr.saturating_add(len) & !(BLOCK - 1);
+    let mut block = first;
+    while block < end {
+        let unwritten = sp.vma_at(block).is_some_and(|v| {
+            v.is_anonymous()
+                && !v.is_shared()
+                && v.flags().contains(VmFlags::WRITE)
+                && v.end() >= block + BLOCK
+        }) && !(block..block + BLOCK)
+            .step_by(4096)
+            .any(|page| sp.is_present(page));
+        if unwritten {
+            let _ = sp.write_byte(block, 0);
+        }
+        block += BLOCK;
+    }
 }
 
 /// The program's first write to the mapping at `addr`: the anon_vma its
@@ -728,6 +759,9 @@ impl<'a> Replayer<'a> {
                     // No such advice: the kernel's first check (madvise_behavior_valid).
                     Err(Errno::EINVAL)
                 } else if let Some(a) = Advice::from_raw(advice) {
+                    if a == Advice::Collapse && c.ret == Ret::Val(0) {
+                        writes_shown_by_collapse(sp, addr, len);
+                    }
                     sp.madvise(addr, len, a)
                 } else {
                     let name = MADVS
