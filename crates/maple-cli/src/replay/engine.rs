@@ -59,6 +59,10 @@ pub struct ProcResult {
     /// Memory calls not applied because the process had no seeded image yet
     /// (the capture wrapper, before the traced program's `execve`).
     pub before_seed: usize,
+    /// `execentry` snapshots taken before the process had a seeded image:
+    /// the layout of a program the trace did not start (strace's child at
+    /// the wrapper's `execve`, or the wrapper), not compared.
+    pub before_seed_snapshots: usize,
     /// Non-fixed `mmap`s and moving `mremap`s.
     pub placements: usize,
     /// Those the model placed elsewhere than the kernel.
@@ -897,6 +901,10 @@ impl<'a> Replayer<'a> {
         }
         let files = &self.files;
         let Some(Some(im)) = idx.map(|i| &self.spaces[i]) else {
+            if s.phase == Phase::ExecEntry {
+                self.proc_mut(s.tgid).before_seed_snapshots += 1;
+                return Ok(());
+            }
             self.out.unreplayed.push(format!(
                 "{}: no seeded image for process {}",
                 s.name(),
