@@ -24,7 +24,7 @@ use super::decode::{
     clone_kind, decode, fd_number, open_mode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
 };
 use super::input::{Capture, Phase, Snapshot};
-use super::strace::{Call, Ret};
+use super::strace::{Call, Micros, Ret};
 
 /// A snapshot compared with the model.
 #[derive(Debug, Clone)]
@@ -338,6 +338,38 @@ fn writes_shown_by_collapse(sp: &mut AddressSpace, addr: u64, len: u64) {
     }
 }
 
+/// How long after a thread's `mmap` entered another thread's may still have
+/// been served first: strace's `-ttt` is the entry time, and a thread can
+/// be preempted between its entry and taking `mmap_lock`.
+const RACE_WINDOW: Micros = 20_000;
+
+/// The call of another thread of the same process that the kernel served
+/// before `mmap` call `i`, if the trace shows such a race: the model placed
+/// call `i` at `model`, which the kernel gave to a non-fixed `mmap` of
+/// another thread that entered after call `i` (within [`RACE_WINDOW`], and
+/// before call `i`'s thread made its next call, so call `i` may not have
+/// been done yet). Two threads racing for `mmap_lock` are served in either
+/// order; the replay follows the kernel's.
+fn raced_with(cap: &Capture, task_tgid: &HashMap<u32, u32>, i: usize, model: u64) -> Option<usize> {
+    let a = &cap.calls[i];
+    let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
+    let tgid = tgid_of(a.tid);
+    for (j, b) in cap.calls.iter().enumerate().skip(i + 1) {
+        if b.time > a.time + RACE_WINDOW || b.tid == a.tid {
+            return None;
+        }
+        if tgid_of(b.tid) != tgid || b.name != "mmap" || b.ret != Ret::Val(model) {
+            continue;
+        }
+        if let Ok(Some(Op::Mmap { flags, .. })) = decode(b) {
+            if !flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) {
+                return Some(j);
+            }
+        }
+    }
+    None
+}
+
 /// The program's first write to the mapping at `addr`: the anon_vma its
 /// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
 fn first_write(sp: &mut AddressSpace, addr: u64) {
@@ -603,7 +635,10 @@ impl<'a> Replayer<'a> {
         (d.path == path).then_some(d.mode)
     }
 
-    fn memory_call(&mut self, c: &Call, op: Op) {
+    /// Applies memory call `i` (`c`, decoded as `op`). Returns `Some(j)`
+    /// when call `i` raced with call `j` of another thread ([`Self::raced_with`]):
+    /// then nothing was applied, and the caller applies `j` first.
+    fn memory_call(&mut self, i: usize, c: &Call, op: Op, may_race: bool) -> Option<usize> {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
         let known = match &op {
             Op::Mmap {
@@ -613,7 +648,7 @@ impl<'a> Replayer<'a> {
         };
         if self.space_of(tgid).is_none() {
             self.proc_mut(tgid).before_seed += 1;
-            return;
+            return None;
         }
         if c.ret == Ret::Unknown {
             *self
@@ -621,7 +656,7 @@ impl<'a> Replayer<'a> {
                 .not_modelled
                 .entry(format!("{} without a result", c.name))
                 .or_default() += 1;
-            return;
+            return None;
         }
         self.proc_mut(tgid).calls += 1;
         let files = &mut self.files;
@@ -629,7 +664,7 @@ impl<'a> Replayer<'a> {
             Some(i) => self.spaces.get_mut(i).and_then(Option::as_mut),
             None => None,
         }) else {
-            return;
+            return None;
         };
         let commit = match op {
             Op::Mmap {
@@ -678,6 +713,15 @@ impl<'a> Replayer<'a> {
                     None => sp.mmap(addr, len, prot, flags, None, off),
                 };
                 let m = map(sp, addr, flags);
+                if let (Ret::Val(k), Ok(mv), true) = (&c.ret, &m, may_race && !fixed) {
+                    if k != mv {
+                        if let Some(j) = raced_with(self.cap, &self.task_tgid, i, *mv) {
+                            let _ = sp.munmap(*mv, len); // undone: `j` goes first
+                            self.proc_mut(tgid).calls -= 1;
+                            return Some(j);
+                        }
+                    }
+                }
                 let mut note = None;
                 let mut place = None;
                 match (&c.ret, &m) {
@@ -750,7 +794,7 @@ impl<'a> Replayer<'a> {
                     *p.not_modelled
                         .entry("pkey_mprotect of an untraced key".into())
                         .or_default() += 1;
-                    return;
+                    return None;
                 }
                 let m = sp.pkey_mprotect(addr, len, prot, pkey);
                 if !same_status(&c.ret, &m) {
@@ -776,7 +820,7 @@ impl<'a> Replayer<'a> {
                     let p = self.proc_mut(tgid);
                     p.calls -= 1;
                     *p.not_modelled.entry(format!("madvise {name}")).or_default() += 1;
-                    return;
+                    return None;
                 };
                 if !same_status(&c.ret, &m) {
                     let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
@@ -804,7 +848,7 @@ impl<'a> Replayer<'a> {
                     *p.not_modelled
                         .entry("mremap DONTUNMAP refused (its new_addr is not in the trace)".into())
                         .or_default() += 1;
-                    return;
+                    return None;
                 }
                 let m = sp.mremap(old, old_len, new_len, flags, new_addr);
                 let may_move =
@@ -888,6 +932,7 @@ impl<'a> Replayer<'a> {
                 }
             }
         }
+        None
     }
 
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
@@ -973,7 +1018,12 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
         }
     }
     let mut si = 0;
+    // Calls applied ahead of their turn (the kernel served them first).
+    let mut done_early = HashSet::new();
     for (i, c) in cap.calls.iter().enumerate() {
+        if done_early.contains(&i) {
+            continue;
+        }
         while si < cap.snapshots.len() && cap.snapshots[si].time < c.time {
             if r.used_snapshots.insert(si) {
                 r.snapshot(&cap.snapshots[si])?;
@@ -985,7 +1035,16 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
             "clone" | "clone3" | "fork" | "vfork" => r.clone_call(c),
             _ if r.descriptor_call(c) => {}
             name => match decode(c).map_err(|e| format!("{}: {e}", c.origin))? {
-                Some(op) => r.memory_call(c, op),
+                Some(op) => {
+                    if let Some(j) = r.memory_call(i, c, op.clone(), true) {
+                        let first = &cap.calls[j];
+                        if let Ok(Some(op_j)) = decode(first) {
+                            r.memory_call(j, first, op_j, false);
+                        }
+                        done_early.insert(j);
+                        r.memory_call(i, c, op, false);
+                    }
+                }
                 None => {
                     let tgid = r.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
                     let counted = NOT_MODELLED.contains(&name)
