@@ -628,6 +628,41 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    /// What a shared writable `mmap` the kernel accepted shows: its
+    /// descriptor was open for reading and writing (`mmap` needs
+    /// `FMODE_READ`, and `FMODE_WRITE` for `MAP_SHARED` with `PROT_WRITE`).
+    /// A capture without the opens (a `memfd_create` descriptor, say) then
+    /// knows the mode of a later read-only shared mapping of the same
+    /// descriptor (which `mprotect(PROT_WRITE)` may make writable). The
+    /// descriptor may be `O_CLOEXEC`: it is forgotten at `execve`.
+    fn learn_open_mode(&mut self, tgid: u32, c: &Call, op: &Op) {
+        let Op::Mmap {
+            prot,
+            flags,
+            file: Some(path),
+            fd: Some(fd),
+            ..
+        } = op
+        else {
+            return;
+        };
+        let shared_write = flags.contains(MapFlags::SHARED) && prot.contains(Prot::WRITE);
+        if !shared_write || !matches!(c.ret, Ret::Val(_)) || path == "/dev/zero" {
+            return;
+        }
+        let table = self.fds.entry(tgid).or_default();
+        if table.get(fd).is_none_or(|d| d.path != *path) {
+            table.insert(
+                *fd,
+                OpenDesc {
+                    path: path.clone(),
+                    mode: OpenMode::ReadWrite,
+                    cloexec: true,
+                },
+            );
+        }
+    }
+
     /// The open mode the trace showed for descriptor `fd` of `tgid`, if it
     /// still names `path`.
     fn known_mode(&self, tgid: u32, fd: Option<u64>, path: &str) -> Option<OpenMode> {
@@ -646,6 +681,7 @@ impl<'a> Replayer<'a> {
             } => self.known_mode(tgid, *fd, p),
             _ => None,
         };
+        self.learn_open_mode(tgid, c, &op);
         if self.space_of(tgid).is_none() {
             self.proc_mut(tgid).before_seed += 1;
             return None;
