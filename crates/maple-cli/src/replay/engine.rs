@@ -696,12 +696,8 @@ impl<'a> Replayer<'a> {
         }
         self.proc_mut(tgid).calls += 1;
         let files = &mut self.files;
-        let Some(im) = (match self.proc_space.get(&tgid).copied().flatten() {
-            Some(i) => self.spaces.get_mut(i).and_then(Option::as_mut),
-            None => None,
-        }) else {
-            return None;
-        };
+        let slot = self.proc_space.get(&tgid).copied().flatten()?;
+        let im = self.spaces.get_mut(slot).and_then(Option::as_mut)?;
         let commit = match op {
             Op::Mmap {
                 addr, len, flags, ..
