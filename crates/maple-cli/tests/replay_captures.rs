@@ -299,3 +299,48 @@ fn threads_unfinished_calls_and_vfork() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A hand-made capture: an `MADV_COLLAPSE` the kernel accepted shows the
+/// program wrote the block (the replay makes that write), but the model's
+/// own checks still decide: the same result on a `MAP_STACK` mapping
+/// (`VM_NOHUGEPAGE`) is a mismatch.
+#[test]
+fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-collapse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
+    w(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 4194304, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7a00000\n\
+         2.100000 madvise(0x7ffff7a00000, 2097152, MADV_COLLAPSE) = 0\n\
+         2.200000 madvise(0x7ffff7a01000, 4096, MADV_COLLAPSE) = -1 EINVAL (Invalid argument)\n\
+         2.300000 mmap(NULL, 4194304, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_STACK, -1, 0) = 0x7ffff7600000\n\
+         2.400000 madvise(0x7ffff7600000, 2097152, MADV_COLLAPSE) = 0\n\
+         3.000000 exit_group(0) = ?\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let maps = "7ffff7600000-7ffff7a00000 rw-p 00000000 00:00 0 \n\
+                7ffff7a00000-7ffff7e00000 rw-p 00000000 00:00 0 \n";
+    w("maps.100.1.execexit", &format!("{prog}{stack}"));
+    w("maps.100.2.exit", &format!("{prog}{maps}{stack}"));
+    w(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
+    );
+    let o = maple(&["replay".as_ref(), tmp.as_os_str()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The first collapse matches (the write it shows was made); the second,
+    // inside a block (its ends round past each other), is EINVAL in both;
+    // the third is the mismatch.
+    assert!(stdout.contains("result_mismatches=1 "), "{stdout}");
+    assert!(
+        stdout.contains("trace.100:6: madvise: kernel 0x0, model Err(EINVAL)"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
