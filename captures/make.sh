@@ -61,7 +61,9 @@ if __name__=="__main__":
 cap node_workers  node -e 'const {Worker}=require("worker_threads"); let n=0; for(let i=0;i<2;i++){const w=new Worker("const {parentPort}=require(\"worker_threads\"); let a=[]; for(let i=0;i<2e5;i++)a.push({i}); parentPort.postMessage(a.length)",{eval:true}); w.on("message",m=>{n+=m; if(++i)console.log(m)});}'
 cap javac_threads sh -c 'cd /tmp/mmx/j && javac H.java && java -Xmx128m -cp . H'
 cap sqlite3       sqlite3 /tmp/mmx/t.db 'create table if not exists t(a,b); with recursive c(x) as (select 1 union all select x+1 from c where x<20000) insert into t select x, hex(randomblob(20)) from c; select count(*) from t; create index if not exists i on t(b); pragma integrity_check;'
-for d in javac_threads node_workers git_commit memfd_shm_mlock shared_mremap_dlopen py_multiprocessing tar_xz sqlite3; do
+echo 'fn main(){ let v: Vec<u64> = (0..1000).collect(); println!("{}", v.iter().sum::<u64>()); }' > $W/h.rs
+cap rustc_hello   sh -c 'cd /tmp/mmx && rustc -O -o /tmp/mmx/hr h.rs && ./hr'
+for d in rustc_hello javac_threads node_workers git_commit memfd_shm_mlock shared_mremap_dlopen py_multiprocessing tar_xz sqlite3; do
     find $d -type f -size +16k \( -name 'trace.*' -o -name 'maps.*' -o -name 'vmflags.*' \) -exec gzip -9 {} \;
 done
 rm -rf "$BIN"

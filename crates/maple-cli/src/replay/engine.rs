@@ -63,6 +63,8 @@ pub struct ProcResult {
     /// the layout of a program the trace did not start (strace's child at
     /// the wrapper's `execve`, or the wrapper), not compared.
     pub before_seed_snapshots: usize,
+    /// Stacks grown to the extent a snapshot showed ([`grow_stacks_as_shown`]).
+    pub stack_growths: usize,
     /// Non-fixed `mmap`s and moving `mremap`s.
     pub placements: usize,
     /// Those the model placed elsewhere than the kernel.
@@ -338,6 +340,26 @@ fn writes_shown_by_collapse(sp: &mut AddressSpace, addr: u64, len: u64) {
     }
 }
 
+/// Grows each stack of the model (a `VM_GROWSDOWN` VMA) down to where the
+/// kernel's layout `kernel` shows the same stack (same end) starting: a
+/// program's stack grows by page faults below it (`expand_stack`), which a
+/// syscall trace does not show, so a snapshot is the evidence; the replay
+/// makes the fault there (its page reads zeros either way) before comparing.
+/// Returns how many stacks grew.
+fn grow_stacks_as_shown(sp: &mut AddressSpace, kernel: &[MapsLine]) -> usize {
+    let mut grown = 0;
+    for k in kernel {
+        let Some(v) = sp.vma_at(k.end - 1) else {
+            continue;
+        };
+        if v.end() == k.end && v.start() > k.start && v.flags().contains(VmFlags::GROWSDOWN) {
+            let _ = sp.write_byte(k.start, 0);
+            grown += 1;
+        }
+    }
+    grown
+}
+
 /// How long after a thread's `mmap` entered another thread's may still have
 /// been served first: strace's `-ttt` is the entry time, and a thread can
 /// be preempted between its entry and taking `mmap_lock`.
@@ -345,12 +367,18 @@ const RACE_WINDOW: Micros = 20_000;
 
 /// The call of another thread of the same process that the kernel served
 /// before `mmap` call `i`, if the trace shows such a race: the model placed
-/// call `i` at `model`, which the kernel gave to a non-fixed `mmap` of
-/// another thread that entered after call `i` (within [`RACE_WINDOW`], and
-/// before call `i`'s thread made its next call, so call `i` may not have
-/// been done yet). Two threads racing for `mmap_lock` are served in either
-/// order; the replay follows the kernel's.
-fn raced_with(cap: &Capture, task_tgid: &HashMap<u32, u32>, i: usize, model: u64) -> Option<usize> {
+/// call `i` at `model..model + len`, where the kernel put a non-fixed `mmap`
+/// of another thread that entered after call `i` (within [`RACE_WINDOW`],
+/// and before call `i`'s thread made its next call, so call `i` may not
+/// have been done yet). Two threads racing for `mmap_lock` are served in
+/// either order; the replay follows the kernel's.
+fn raced_with(
+    cap: &Capture,
+    task_tgid: &HashMap<u32, u32>,
+    i: usize,
+    model: u64,
+    len: u64,
+) -> Option<usize> {
     let a = &cap.calls[i];
     let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
     let tgid = tgid_of(a.tid);
@@ -358,11 +386,16 @@ fn raced_with(cap: &Capture, task_tgid: &HashMap<u32, u32>, i: usize, model: u64
         if b.time > a.time + RACE_WINDOW || b.tid == a.tid {
             return None;
         }
-        if tgid_of(b.tid) != tgid || b.name != "mmap" || b.ret != Ret::Val(model) {
+        let Ret::Val(at) = b.ret else { continue };
+        if tgid_of(b.tid) != tgid || b.name != "mmap" {
             continue;
         }
-        if let Ok(Some(Op::Mmap { flags, .. })) = decode(b) {
-            if !flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) {
+        if let Ok(Some(Op::Mmap {
+            flags, len: blen, ..
+        })) = decode(b)
+        {
+            let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
+            if !fixed && at < model.saturating_add(len) && model < at.saturating_add(blen) {
                 return Some(j);
             }
         }
@@ -747,7 +780,7 @@ impl<'a> Replayer<'a> {
                 let m = map(sp, addr, flags);
                 if let (Ret::Val(k), Ok(mv), true) = (&c.ret, &m, may_race && !fixed) {
                     if k != mv {
-                        if let Some(j) = raced_with(self.cap, &self.task_tgid, i, *mv) {
+                        if let Some(j) = raced_with(self.cap, &self.task_tgid, i, *mv, len) {
                             let _ = sp.munmap(*mv, len); // undone: `j` goes first
                             self.proc_mut(tgid).calls -= 1;
                             return Some(j);
@@ -976,8 +1009,21 @@ impl<'a> Replayer<'a> {
         if let Some(Some(im)) = idx.and_then(|i| self.spaces.get_mut(i)) {
             im.settle_writes(None);
         }
+        let seeded = matches!(idx.map(|i| &self.spaces[i]), Some(Some(_)));
+        let layout = if seeded {
+            Some(self.cap.snapshot_layout(s)?)
+        } else {
+            None
+        };
+        if let (Some(Some(im)), Some((kernel, _))) =
+            (idx.and_then(|i| self.spaces.get_mut(i)), &layout)
+        {
+            let grown = grow_stacks_as_shown(&mut im.img.space, kernel);
+            self.proc_mut(s.tgid).stack_growths += grown;
+        }
         let files = &self.files;
-        let Some(Some(im)) = idx.map(|i| &self.spaces[i]) else {
+        let (Some(Some(im)), Some((kernel, kflags))) = (idx.map(|i| &self.spaces[i]), layout)
+        else {
             if s.phase == Phase::ExecEntry {
                 self.proc_mut(s.tgid).before_seed_snapshots += 1;
                 return Ok(());
@@ -989,7 +1035,6 @@ impl<'a> Replayer<'a> {
             ));
             return Ok(());
         };
-        let (kernel, kflags) = self.cap.snapshot_layout(s)?;
         let model = maps_lines(&im.img.space, files, im.img.start_stack, &im.img.gate);
         let mflags = model_vmflags(&im.img.space);
         let diff = compare(&kernel, kflags.as_deref(), &model, &mflags);

@@ -107,6 +107,13 @@ fn report(o: &Outcome) -> String {
                 p.before_seed
             );
         }
+        if p.stack_growths > 0 {
+            let _ = writeln!(
+                s,
+                "  {} stack growths (page faults, not in the trace) taken from snapshots",
+                p.stack_growths
+            );
+        }
         if p.before_seed_snapshots > 0 {
             let _ = writeln!(
                 s,
