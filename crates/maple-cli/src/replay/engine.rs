@@ -704,7 +704,7 @@ impl<'a> Replayer<'a> {
     }
 
     /// Applies memory call `i` (`c`, decoded as `op`). Returns `Some(j)`
-    /// when call `i` raced with call `j` of another thread ([`Self::raced_with`]):
+    /// when call `i` raced with call `j` of another thread ([`raced_with`]):
     /// then nothing was applied, and the caller applies `j` first.
     fn memory_call(&mut self, i: usize, c: &Call, op: Op, may_race: bool) -> Option<usize> {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
