@@ -37,5 +37,34 @@ cap python3_threads python3 -c 'import threading, subprocess, sqlite3, decimal; 
 cap rust_maple    "$MAPLE" list
 cap mapcount      "$BIN/mapcount"
 gzip -9 mapcount/trace.* mapcount/maps.*.exit   # 10 MB raw; the replay reads .gz
+
+# Taken later as programs the replay had not been developed against; their
+# commands use fixed paths under /tmp/mmx (the C sources do too).
+W=/tmp/mmx; mkdir -p $W/work $W/j $W/repo
+gcc -O1 -o $W/work/shm_mremap src/shared_mremap_dlopen.c -ldl
+gcc -O1 -o $W/work/misc src/memfd_shm_mlock.c
+seq 1 400000 | shuf --random-source=/dev/zero > $W/big.txt
+(cd $W/repo && rm -rf .git ./* && git init -q . && for i in $(seq 1 30); do echo "line $i" > f$i.txt; done)
+cat > $W/j/H.java <<'JAVA'
+public class H { public static void main(String[] a) throws Exception { Thread[] t=new Thread[3]; for(int i=0;i<3;i++){t[i]=new Thread(()->{long s=0; java.util.List<int[]> l=new java.util.ArrayList<>(); for(int k=0;k<20000;k++){l.add(new int[64]); s+=k;} System.out.println(s);}); t[i].start();} for(Thread x:t)x.join(); } }
+JAVA
+cap shared_mremap_dlopen $W/work/shm_mremap
+cap memfd_shm_mlock $W/work/misc
+cap git_commit    sh -c 'cd /tmp/mmx/repo && git add -A && git -c user.name=a -c user.email=a@b commit -q -m x && git log --oneline | head -1 && git gc -q'
+cap tar_xz        sh -c 'tar -C /usr/include -cf - linux | xz -1 -T2 > /tmp/mmx/l.tar.xz; tar -C /usr/include -czf /tmp/mmx/l.tgz linux; ls -l /tmp/mmx/l.tar.xz'
+cap py_multiprocessing python3 -c 'import multiprocessing as mp, mmap, os
+def f(x): return x*x
+if __name__=="__main__":
+    m=mmap.mmap(-1, 1<<20); m[0:5]=b"hello"; m.resize(1<<21) if hasattr(m,"resize") else None
+    with mp.get_context("fork").Pool(2) as p: print(sum(p.map(f, range(100))))
+    fd=os.open("/tmp/mmx/big.txt", os.O_RDONLY); mm=mmap.mmap(fd,0,prot=mmap.PROT_READ); print(mm[:5]); mm.close()'
+cap node_workers  node -e 'const {Worker}=require("worker_threads"); let n=0; for(let i=0;i<2;i++){const w=new Worker("const {parentPort}=require(\"worker_threads\"); let a=[]; for(let i=0;i<2e5;i++)a.push({i}); parentPort.postMessage(a.length)",{eval:true}); w.on("message",m=>{n+=m; if(++i)console.log(m)});}'
+cap javac_threads sh -c 'cd /tmp/mmx/j && javac H.java && java -Xmx128m -cp . H'
+cap sqlite3       sqlite3 /tmp/mmx/t.db 'create table if not exists t(a,b); with recursive c(x) as (select 1 union all select x+1 from c where x<20000) insert into t select x, hex(randomblob(20)) from c; select count(*) from t; create index if not exists i on t(b); pragma integrity_check;'
+echo 'fn main(){ let v: Vec<u64> = (0..1000).collect(); println!("{}", v.iter().sum::<u64>()); }' > $W/h.rs
+cap rustc_hello   sh -c 'cd /tmp/mmx && rustc -O -o /tmp/mmx/hr h.rs && ./hr'
+for d in rustc_hello javac_threads node_workers git_commit memfd_shm_mlock shared_mremap_dlopen py_multiprocessing tar_xz sqlite3; do
+    find $d -type f -size +16k \( -name 'trace.*' -o -name 'maps.*' -o -name 'vmflags.*' \) -exec gzip -9 {} \;
+done
 rm -rf "$BIN"
 du -sh .

@@ -221,6 +221,12 @@ impl Watcher {
         if exe == self.wrapper && arg1 == super::EXEC_SUBCOMMAND {
             return Ok(()); // the wrapper's own layout (maple may be the traced program too)
         }
+        // strace's own child, stopped at the execve of the wrapper (strace
+        // does not always let it through unstopped): still strace's image.
+        let strace_exe = fs::read_link(format!("/proc/{}/exe", self.strace)).ok();
+        if strace_exe.is_some_and(|s| s == exe) {
+            return Ok(());
+        }
         let (Some(maps), Some(smaps)) = (
             read(format!("/proc/{tgid}/maps")),
             read(format!("/proc/{tgid}/smaps")),

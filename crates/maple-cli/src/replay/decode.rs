@@ -185,6 +185,10 @@ fn fd_path(s: &str) -> Option<String> {
     if s.starts_with('-') {
         return None;
     }
+    // strace marks a descriptor whose file was unlinked (a memfd, a
+    // deleted temporary) after the brackets: `3</memfd:blob>(deleted)`. The
+    // file is the same (the kernel prints `/memfd:blob (deleted)`).
+    let s = s.strip_suffix("(deleted)").unwrap_or(s);
     match s.find('<') {
         Some(i) if s.ends_with('>') => Some(s[i + 1..s.len() - 1].to_string()),
         _ => Some(format!("fd {s}")),
@@ -404,6 +408,19 @@ mod tests {
             }
         );
         assert_eq!(one("pkey_free(2) = 0"), Op::PkeyFree { pkey: 2 });
+    }
+
+    #[test]
+    fn a_deleted_files_descriptor_names_the_file() {
+        assert_eq!(
+            fd_path("3</memfd:blob>(deleted)").as_deref(),
+            Some("/memfd:blob")
+        );
+        assert_eq!(
+            fd_path("3</usr/lib/libc.so.6>").as_deref(),
+            Some("/usr/lib/libc.so.6")
+        );
+        assert_eq!(fd_path("-1"), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use maple_mm::procmaps::{
     maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
 };
 use maple_mm::{
-    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
+    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, VmFlags,
 };
 
 use super::compare::{compare, Diff};
@@ -24,7 +24,7 @@ use super::decode::{
     clone_kind, decode, fd_number, open_mode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
 };
 use super::input::{Capture, Phase, Snapshot};
-use super::strace::{Call, Ret};
+use super::strace::{Call, Micros, Ret};
 
 /// A snapshot compared with the model.
 #[derive(Debug, Clone)]
@@ -59,6 +59,12 @@ pub struct ProcResult {
     /// Memory calls not applied because the process had no seeded image yet
     /// (the capture wrapper, before the traced program's `execve`).
     pub before_seed: usize,
+    /// `execentry` snapshots taken before the process had a seeded image:
+    /// the layout of a program the trace did not start (strace's child at
+    /// the wrapper's `execve`, or the wrapper), not compared.
+    pub before_seed_snapshots: usize,
+    /// Stacks grown to the extent a snapshot showed ([`grow_stacks_as_shown`]).
+    pub stack_growths: usize,
     /// Non-fixed `mmap`s and moving `mremap`s.
     pub placements: usize,
     /// Those the model placed elsewhere than the kernel.
@@ -87,10 +93,34 @@ pub struct Outcome {
 /// A space and what is printed with it.
 struct Image {
     img: ProcImage,
-    /// Ranges the program is assumed to write soon (see [`touches`]):
-    /// `start..end`, waiting for the first memory call that does not touch
-    /// them.
-    pending_writes: Vec<(u64, u64)>,
+    /// Ranges the program is assumed to write soon (see [`touches`]),
+    /// waiting for the mapping thread's first memory call that does not
+    /// set them up.
+    pending_writes: Vec<PendingWrite>,
+}
+
+/// A range the program is assumed to write soon (see [`touches`]).
+#[derive(Debug, Clone, Copy)]
+struct PendingWrite {
+    /// The thread that mapped it.
+    tid: u32,
+    start: u64,
+    end: u64,
+    /// Memory committed into a reservation ([`commits_reserved`]): a run of
+    /// commits is made before the memory is used, so the next commit does
+    /// not settle it.
+    commit: bool,
+}
+
+/// The memory call of thread `tid` before which pending writes are settled:
+/// `setup` is the range it sets up (not written yet), `unwritable` the range
+/// it makes non-writable, `commit` whether it commits reserved memory.
+#[derive(Debug, Clone, Copy)]
+struct NextCall {
+    tid: u32,
+    setup: (u64, u64),
+    unwritable: (u64, u64),
+    commit: bool,
 }
 
 impl Image {
@@ -101,17 +131,27 @@ impl Image {
         }
     }
 
-    /// Makes the assumed first writes of the pending ranges that do not
-    /// overlap `busy` (all of them for `None`): each private writable VMA
-    /// of such a range gets the anon_vma of a write fault.
-    fn settle_writes(&mut self, busy: Option<(u64, u64)>) {
-        let overlaps = |(s, e): (u64, u64)| busy.is_some_and(|(bs, be)| s < be && bs < e);
+    /// Makes the assumed first writes of the pending ranges that are due
+    /// before `next` (all of them, of every thread, for `None`): each
+    /// private writable VMA of such a range gets the anon_vma of a write
+    /// fault. Another thread's memory call says nothing about whether the
+    /// mapping thread has run on yet.
+    fn settle_writes(&mut self, next: Option<NextCall>) {
+        let waits = |p: &PendingWrite| {
+            next.is_some_and(|n| {
+                let hits = |(bs, be): (u64, u64)| p.start < be && bs < p.end;
+                // Committed memory made read-only before its first use (a
+                // JVM's safepoint polling page) was never written.
+                p.tid != n.tid || hits(n.setup) || (p.commit && (n.commit || hits(n.unwritable)))
+            })
+        };
         let mut kept = Vec::new();
-        for range in std::mem::take(&mut self.pending_writes) {
-            if overlaps(range) {
-                kept.push(range);
+        for p in std::mem::take(&mut self.pending_writes) {
+            if waits(&p) {
+                kept.push(p);
                 continue;
             }
+            let range = (p.start, p.end);
             let sp = &mut self.img.space;
             let mut at = range.0;
             while at < range.1 {
@@ -236,13 +276,131 @@ fn open_file(
 /// map (malloc arenas, stacks, data segments), so the replay gives it the
 /// anon_vma of a first write. Not at once: a program may set a mapping up
 /// first (guard pages made `PROT_NONE`, `madvise`) and use it later, so the
-/// write is made before the process's next memory call that is not such a
-/// setup of the mapping ([`setup_range`]), or before a fork or a snapshot
-/// ([`Image::settle_writes`]). A JVM's thread stacks (a guard made
+/// write is made before the mapping thread's next memory call that is not
+/// such a setup of the mapping ([`setup_range`]), or before a fork or a
+/// snapshot ([`Image::settle_writes`]); other threads' calls in between do
+/// not show that the mapping thread has run on. A JVM's thread stacks (a guard made
 /// `PROT_NONE` right after the `mmap` loses `VM_ACCOUNT`) and a Go heap
 /// arena (merged with its neighbour by `madvise`) need that order.
 fn touches(prot: Prot, flags: MapFlags) -> bool {
     prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
+}
+
+/// Whether a `MAP_FIXED` anonymous `mmap` of `addr..addr+len` commits memory
+/// inside a reservation: every page of the range is mapped `PROT_NONE`
+/// anonymous memory. Runtimes reserve address space that way and commit it
+/// piecewise (a JVM's heap, card table and mark bitmaps, page by page), a
+/// run of commits before using any of it: the kernel then merges adjacent
+/// commits of the run into one VMA, which two VMAs written apart (two
+/// anon_vmas) would prevent. So such a commit is assumed written before the
+/// thread's next memory call that is not a commit too, nor an `mprotect`
+/// that makes it non-writable.
+fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
+    let end = addr.saturating_add(len);
+    let mut at = addr;
+    while at < end {
+        match sp.find_vma(at) {
+            Some(v) if v.start() <= at && v.prot() == Prot::NONE && v.is_anonymous() => {
+                at = v.end()
+            }
+            _ => return false,
+        }
+    }
+    len > 0
+}
+
+/// What a successful `MADV_COLLAPSE` of `addr..addr+len` shows the program
+/// did: `madvise_collapse` turns a private anonymous 2 MiB block into a
+/// huge page only if the block has a page table with a present writable
+/// page (and the VMA an anon_vma), so the program had written into every
+/// aligned block of the range. Its writes are not in a syscall trace; the
+/// kernel's result is the evidence, as an `mmap`'s address is for
+/// placement. Each such block of a private writable anonymous VMA that has
+/// no page present gets the write fault of its first page (a zero byte: a
+/// missing page reads as zeros), before the model's own checks (flags,
+/// alignment, file mode), which still decide the model's result.
+fn writes_shown_by_collapse(sp: &mut AddressSpace, addr: u64, len: u64) {
+    const BLOCK: u64 = 2 << 20;
+    let first = addr.next_multiple_of(BLOCK);
+    let end = addr.saturating_add(len) & !(BLOCK - 1);
+    let mut block = first;
+    while block < end {
+        let unwritten = sp.vma_at(block).is_some_and(|v| {
+            v.is_anonymous()
+                && !v.is_shared()
+                && v.flags().contains(VmFlags::WRITE)
+                && v.end() >= block + BLOCK
+        }) && !(block..block + BLOCK)
+            .step_by(4096)
+            .any(|page| sp.is_present(page));
+        if unwritten {
+            let _ = sp.write_byte(block, 0);
+        }
+        block += BLOCK;
+    }
+}
+
+/// Grows each stack of the model (a `VM_GROWSDOWN` VMA) down to where the
+/// kernel's layout `kernel` shows the same stack (same end) starting: a
+/// program's stack grows by page faults below it (`expand_stack`), which a
+/// syscall trace does not show, so a snapshot is the evidence; the replay
+/// makes the fault there (its page reads zeros either way) before comparing.
+/// Returns how many stacks grew.
+fn grow_stacks_as_shown(sp: &mut AddressSpace, kernel: &[MapsLine]) -> usize {
+    let mut grown = 0;
+    for k in kernel {
+        let Some(v) = sp.vma_at(k.end - 1) else {
+            continue;
+        };
+        if v.end() == k.end && v.start() > k.start && v.flags().contains(VmFlags::GROWSDOWN) {
+            let _ = sp.write_byte(k.start, 0);
+            grown += 1;
+        }
+    }
+    grown
+}
+
+/// How long after a thread's `mmap` entered another thread's may still have
+/// been served first: strace's `-ttt` is the entry time, and a thread can
+/// be preempted between its entry and taking `mmap_lock`.
+const RACE_WINDOW: Micros = 20_000;
+
+/// The call of another thread of the same process that the kernel served
+/// before `mmap` call `i`, if the trace shows such a race: the model placed
+/// call `i` at `model..model + len`, where the kernel put a non-fixed `mmap`
+/// of another thread that entered after call `i` (within [`RACE_WINDOW`],
+/// and before call `i`'s thread made its next call, so call `i` may not
+/// have been done yet). Two threads racing for `mmap_lock` are served in
+/// either order; the replay follows the kernel's.
+fn raced_with(
+    cap: &Capture,
+    task_tgid: &HashMap<u32, u32>,
+    i: usize,
+    model: u64,
+    len: u64,
+) -> Option<usize> {
+    let a = &cap.calls[i];
+    let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
+    let tgid = tgid_of(a.tid);
+    for (j, b) in cap.calls.iter().enumerate().skip(i + 1) {
+        if b.time > a.time + RACE_WINDOW || b.tid == a.tid {
+            return None;
+        }
+        let Ret::Val(at) = b.ret else { continue };
+        if tgid_of(b.tid) != tgid || b.name != "mmap" {
+            continue;
+        }
+        if let Ok(Some(Op::Mmap {
+            flags, len: blen, ..
+        })) = decode(b)
+        {
+            let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
+            if !fixed && at < model.saturating_add(len) && model < at.saturating_add(blen) {
+                return Some(j);
+            }
+        }
+    }
+    None
 }
 
 /// The program's first write to the mapping at `addr`: the anon_vma its
@@ -503,6 +661,41 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    /// What a shared writable `mmap` the kernel accepted shows: its
+    /// descriptor was open for reading and writing (`mmap` needs
+    /// `FMODE_READ`, and `FMODE_WRITE` for `MAP_SHARED` with `PROT_WRITE`).
+    /// A capture without the opens (a `memfd_create` descriptor, say) then
+    /// knows the mode of a later read-only shared mapping of the same
+    /// descriptor (which `mprotect(PROT_WRITE)` may make writable). The
+    /// descriptor may be `O_CLOEXEC`: it is forgotten at `execve`.
+    fn learn_open_mode(&mut self, tgid: u32, c: &Call, op: &Op) {
+        let Op::Mmap {
+            prot,
+            flags,
+            file: Some(path),
+            fd: Some(fd),
+            ..
+        } = op
+        else {
+            return;
+        };
+        let shared_write = flags.contains(MapFlags::SHARED) && prot.contains(Prot::WRITE);
+        if !shared_write || !matches!(c.ret, Ret::Val(_)) || path == "/dev/zero" {
+            return;
+        }
+        let table = self.fds.entry(tgid).or_default();
+        if table.get(fd).is_none_or(|d| d.path != *path) {
+            table.insert(
+                *fd,
+                OpenDesc {
+                    path: path.clone(),
+                    mode: OpenMode::ReadWrite,
+                    cloexec: true,
+                },
+            );
+        }
+    }
+
     /// The open mode the trace showed for descriptor `fd` of `tgid`, if it
     /// still names `path`.
     fn known_mode(&self, tgid: u32, fd: Option<u64>, path: &str) -> Option<OpenMode> {
@@ -510,7 +703,10 @@ impl<'a> Replayer<'a> {
         (d.path == path).then_some(d.mode)
     }
 
-    fn memory_call(&mut self, c: &Call, op: Op) {
+    /// Applies memory call `i` (`c`, decoded as `op`). Returns `Some(j)`
+    /// when call `i` raced with call `j` of another thread ([`raced_with`]):
+    /// then nothing was applied, and the caller applies `j` first.
+    fn memory_call(&mut self, i: usize, c: &Call, op: Op, may_race: bool) -> Option<usize> {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
         let known = match &op {
             Op::Mmap {
@@ -518,9 +714,10 @@ impl<'a> Replayer<'a> {
             } => self.known_mode(tgid, *fd, p),
             _ => None,
         };
+        self.learn_open_mode(tgid, c, &op);
         if self.space_of(tgid).is_none() {
             self.proc_mut(tgid).before_seed += 1;
-            return;
+            return None;
         }
         if c.ret == Ret::Unknown {
             *self
@@ -528,17 +725,33 @@ impl<'a> Replayer<'a> {
                 .not_modelled
                 .entry(format!("{} without a result", c.name))
                 .or_default() += 1;
-            return;
+            return None;
         }
         self.proc_mut(tgid).calls += 1;
         let files = &mut self.files;
-        let Some(im) = (match self.proc_space.get(&tgid).copied().flatten() {
-            Some(i) => self.spaces.get_mut(i).and_then(Option::as_mut),
-            None => None,
-        }) else {
-            return;
+        let slot = self.proc_space.get(&tgid).copied().flatten()?;
+        let im = self.spaces.get_mut(slot).and_then(Option::as_mut)?;
+        let commit = match op {
+            Op::Mmap {
+                addr, len, flags, ..
+            } => {
+                flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE)
+                    && flags.contains(MapFlags::ANONYMOUS)
+                    && commits_reserved(&im.img.space, addr, len)
+            }
+            _ => false,
         };
-        im.settle_writes(setup_range(&op));
+        im.settle_writes(Some(NextCall {
+            tid: c.tid,
+            setup: setup_range(&op).unwrap_or((0, 0)),
+            unwritable: match op {
+                Op::Mprotect {
+                    addr, len, prot, ..
+                } if !prot.contains(Prot::WRITE) => (addr, addr.saturating_add(len)),
+                _ => (0, 0),
+            },
+            commit,
+        }));
         let sp = &mut im.img.space;
         match op {
             Op::Mmap {
@@ -565,6 +778,15 @@ impl<'a> Replayer<'a> {
                     None => sp.mmap(addr, len, prot, flags, None, off),
                 };
                 let m = map(sp, addr, flags);
+                if let (Ret::Val(k), Ok(mv), true) = (&c.ret, &m, may_race && !fixed) {
+                    if k != mv {
+                        if let Some(j) = raced_with(self.cap, &self.task_tgid, i, *mv, len) {
+                            let _ = sp.munmap(*mv, len); // undone: `j` goes first
+                            self.proc_mut(tgid).calls -= 1;
+                            return Some(j);
+                        }
+                    }
+                }
                 let mut note = None;
                 let mut place = None;
                 match (&c.ret, &m) {
@@ -602,7 +824,12 @@ impl<'a> Replayer<'a> {
                     (Ret::Unknown, _) => {}
                 }
                 if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
-                    im.pending_writes.push((*k, k.saturating_add(len)));
+                    im.pending_writes.push(PendingWrite {
+                        tid: c.tid,
+                        start: *k,
+                        end: k.saturating_add(len),
+                        commit,
+                    });
                 }
                 if let Some((k, mv)) = place {
                     self.placement(tgid, c, k, mv);
@@ -632,7 +859,7 @@ impl<'a> Replayer<'a> {
                     *p.not_modelled
                         .entry("pkey_mprotect of an untraced key".into())
                         .or_default() += 1;
-                    return;
+                    return None;
                 }
                 let m = sp.pkey_mprotect(addr, len, prot, pkey);
                 if !same_status(&c.ret, &m) {
@@ -645,6 +872,9 @@ impl<'a> Replayer<'a> {
                     // No such advice: the kernel's first check (madvise_behavior_valid).
                     Err(Errno::EINVAL)
                 } else if let Some(a) = Advice::from_raw(advice) {
+                    if a == Advice::Collapse && c.ret == Ret::Val(0) {
+                        writes_shown_by_collapse(sp, addr, len);
+                    }
                     sp.madvise(addr, len, a)
                 } else {
                     let name = MADVS
@@ -655,7 +885,7 @@ impl<'a> Replayer<'a> {
                     let p = self.proc_mut(tgid);
                     p.calls -= 1;
                     *p.not_modelled.entry(format!("madvise {name}")).or_default() += 1;
-                    return;
+                    return None;
                 };
                 if !same_status(&c.ret, &m) {
                     let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
@@ -683,7 +913,7 @@ impl<'a> Replayer<'a> {
                     *p.not_modelled
                         .entry("mremap DONTUNMAP refused (its new_addr is not in the trace)".into())
                         .or_default() += 1;
-                    return;
+                    return None;
                 }
                 let m = sp.mremap(old, old_len, new_len, flags, new_addr);
                 let may_move =
@@ -754,7 +984,12 @@ impl<'a> Replayer<'a> {
                 let before = sp.current_brk();
                 let m = sp.brk(addr);
                 if m > before && TOUCH_HEAP {
-                    im.pending_writes.push((before, m));
+                    im.pending_writes.push(PendingWrite {
+                        tid: c.tid,
+                        start: before,
+                        end: m,
+                        commit: false,
+                    });
                 }
                 if c.ret != Ret::Val(m) {
                     let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));
@@ -762,6 +997,7 @@ impl<'a> Replayer<'a> {
                 }
             }
         }
+        None
     }
 
     fn snapshot(&mut self, s: &Snapshot) -> Result<(), String> {
@@ -773,8 +1009,25 @@ impl<'a> Replayer<'a> {
         if let Some(Some(im)) = idx.and_then(|i| self.spaces.get_mut(i)) {
             im.settle_writes(None);
         }
+        let seeded = matches!(idx.map(|i| &self.spaces[i]), Some(Some(_)));
+        let layout = if seeded {
+            Some(self.cap.snapshot_layout(s)?)
+        } else {
+            None
+        };
+        if let (Some(Some(im)), Some((kernel, _))) =
+            (idx.and_then(|i| self.spaces.get_mut(i)), &layout)
+        {
+            let grown = grow_stacks_as_shown(&mut im.img.space, kernel);
+            self.proc_mut(s.tgid).stack_growths += grown;
+        }
         let files = &self.files;
-        let Some(Some(im)) = idx.map(|i| &self.spaces[i]) else {
+        let (Some(Some(im)), Some((kernel, kflags))) = (idx.map(|i| &self.spaces[i]), layout)
+        else {
+            if s.phase == Phase::ExecEntry {
+                self.proc_mut(s.tgid).before_seed_snapshots += 1;
+                return Ok(());
+            }
             self.out.unreplayed.push(format!(
                 "{}: no seeded image for process {}",
                 s.name(),
@@ -782,7 +1035,6 @@ impl<'a> Replayer<'a> {
             ));
             return Ok(());
         };
-        let (kernel, kflags) = self.cap.snapshot_layout(s)?;
         let model = maps_lines(&im.img.space, files, im.img.start_stack, &im.img.gate);
         let mflags = model_vmflags(&im.img.space);
         let diff = compare(&kernel, kflags.as_deref(), &model, &mflags);
@@ -843,7 +1095,12 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
         }
     }
     let mut si = 0;
+    // Calls applied ahead of their turn (the kernel served them first).
+    let mut done_early = HashSet::new();
     for (i, c) in cap.calls.iter().enumerate() {
+        if done_early.contains(&i) {
+            continue;
+        }
         while si < cap.snapshots.len() && cap.snapshots[si].time < c.time {
             if r.used_snapshots.insert(si) {
                 r.snapshot(&cap.snapshots[si])?;
@@ -855,7 +1112,16 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
             "clone" | "clone3" | "fork" | "vfork" => r.clone_call(c),
             _ if r.descriptor_call(c) => {}
             name => match decode(c).map_err(|e| format!("{}: {e}", c.origin))? {
-                Some(op) => r.memory_call(c, op),
+                Some(op) => {
+                    if let Some(j) = r.memory_call(i, c, op.clone(), true) {
+                        let first = &cap.calls[j];
+                        if let Ok(Some(op_j)) = decode(first) {
+                            r.memory_call(j, first, op_j, false);
+                        }
+                        done_early.insert(j);
+                        r.memory_call(i, c, op, false);
+                    }
+                }
                 None => {
                     let tgid = r.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
                     let counted = NOT_MODELLED.contains(&name)

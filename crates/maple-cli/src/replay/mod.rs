@@ -107,6 +107,20 @@ fn report(o: &Outcome) -> String {
                 p.before_seed
             );
         }
+        if p.stack_growths > 0 {
+            let _ = writeln!(
+                s,
+                "  {} stack growths (page faults, not in the trace) taken from snapshots",
+                p.stack_growths
+            );
+        }
+        if p.before_seed_snapshots > 0 {
+            let _ = writeln!(
+                s,
+                "  {} execentry snapshots before the first execexit (strace's child, the capture wrapper) not compared",
+                p.before_seed_snapshots
+            );
+        }
         if !p.not_modelled.is_empty() {
             let list: Vec<String> = p
                 .not_modelled
