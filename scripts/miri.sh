@@ -15,6 +15,8 @@
 #   down with `cfg!(miri)`;
 # - a selection of the crash tests (panicking Clone, Drop and callbacks),
 #   on 24-entry trees;
+# - iter_edges (iterators and cursor steps at every edge: both ends
+#   meeting, ranges, owning iteration, a three-level tree), sized down;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance).
@@ -69,7 +71,8 @@ a=$!
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test dup -- "${dup[@]}" &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test boundaries -- \
             --skip all_forms_against_the_model &&
-        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}"
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}" &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test iter_edges
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0
