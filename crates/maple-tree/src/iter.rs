@@ -255,6 +255,12 @@ impl Leaf {
         todo
     }
 
+    /// The pending slots that start at or before `bound`.
+    #[inline(never)]
+    fn starting_until(self, bound: u64) -> u32 {
+        self.pending() & !self.starting_after(bound)
+    }
+
     /// The pending slots without those that do not start after `bound`.
     #[inline(never)]
     fn starting_after(self, bound: u64) -> u32 {
@@ -394,6 +400,12 @@ pub(crate) struct Ends {
     root: NodePtr,
     height: usize,
     met: bool,
+    /// The back end has not walked down yet: it stands for `hi` (in
+    /// `back.min`) until `next_back` is first called, so a forward-only
+    /// iteration walks from the root once, not twice. The front meets it
+    /// in the leaf that reaches `hi`, and keeps that leaf's entries that
+    /// start at or before `hi`.
+    lazy_back: bool,
     /// Entries taken into either mask so far (for [`Ends::len`]).
     taken: usize,
 }
@@ -417,37 +429,71 @@ impl Ends {
                 root: NodePtr::DANGLING,
                 height: 0,
                 met: true,
+                lazy_back: false,
                 taken: 0,
             };
         };
         let (at, mut front, fup) = descend(root, height, lo);
         let mut front_todo = front.rest & u32::MAX << at;
-        let (at, mut back, bup) = descend(root, height, hi);
-        // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
-        let mut back_todo = back.rest & !(u32::MAX << (at + 1));
         let mut met = false;
-        if front.node == back.node {
-            // One leaf: the front's mask holds everything, the back takes from it.
-            front_todo &= back_todo;
-            back_todo = 0;
-            met = true;
-        } else if front.max >= back.min {
+        if front.max >= hi {
             front.rest = front_todo;
-            front_todo = front.ending_before(back.min);
+            front_todo = front.starting_until(hi);
             met = true;
         }
         front.split_front(front_todo);
-        back.split_back(back_todo);
+        // The back waits (`lazy_back`), standing for `hi`.
+        let back = Leaf {
+            min: hi,
+            ..Leaf::none()
+        };
         Ends {
             front,
             back,
             fup,
-            bup,
+            bup: none,
             root,
             height,
             met,
-            taken: ones(front_todo) + ones(back_todo),
+            lazy_back: true,
+            taken: ones(front_todo),
         }
+    }
+
+    /// The back end's first walk, from the root to the slot holding `hi`:
+    /// what [`new`](Self::new) would have done, now that the front has moved.
+    /// Inline, although it runs once: a call would need the iterator in
+    /// memory for the whole loop.
+    #[inline(always)]
+    fn walk_back(&mut self) {
+        self.lazy_back = false;
+        let hi = self.back.min;
+        if self.met {
+            // The front stands in the leaf reaching `hi` and holds every
+            // entry left: the back takes from it.
+            return;
+        }
+        let (at, mut back, bup) = descend(self.root, self.height, hi);
+        // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
+        let mut back_todo = back.rest & !(u32::MAX << (at + 1));
+        if self.front.node == back.node {
+            // One leaf: the front's masks hold everything, the back takes
+            // from them.
+            let keep = self.front.pending() & back_todo;
+            self.taken -= ones(self.front.pending()) - ones(keep);
+            self.front.split_front(keep);
+            back_todo = 0;
+            self.met = true;
+        } else if back.min <= self.front.max {
+            // Two versions of one part of the tree (RCU mode).
+            back.rest = back_todo;
+            back_todo = back.starting_after(self.front.max);
+            self.met = true;
+        }
+        back.split_back(back_todo);
+        self.taken += ones(back_todo);
+        self.back = back;
+        self.bup = bup;
     }
 
     /// Entries left, for an iteration over a whole tree of `len` entries.
@@ -535,7 +581,12 @@ impl Ends {
             let mut todo = self.front.rest;
             if self.front.max >= self.back.min {
                 self.met = true;
-                if self.front.node == self.back.node {
+                if self.lazy_back {
+                    // The leaf reaching `hi`: its entries starting at or
+                    // before it.
+                    todo = self.front.starting_until(self.back.min);
+                    self.taken += ones(todo);
+                } else if self.front.node == self.back.node {
                     // The back's own leaf: take over what it has left
                     // (counted when the back took it).
                     todo = self.back.pending();
@@ -566,6 +617,12 @@ impl Ends {
     /// As [`next_slow`](Self::next_slow), toward lower indices.
     #[inline(always)]
     fn next_back_slow(&mut self) -> Option<Found> {
+        if self.lazy_back {
+            self.walk_back();
+            if let Some(fast) = NonZeroU32::new(self.back.fast) {
+                return Some(self.back.take_last_fast(fast));
+            }
+        }
         loop {
             if self.back.rest == 1 && self.back.last != 0 {
                 // Only slot 0 is left (the common case).

@@ -3,8 +3,7 @@
 //! gaps, and double-ended iteration meeting in the middle at every point.
 //!
 //! Under Miri (`scripts/miri.sh`) every test runs sized down with
-//! `cfg!(miri)`: fewer points and a smaller tall tree, still three levels
-//! high, so that the unsafe leaf walks run interpreted in about a minute.
+//! `cfg!(miri)`: fewer points, fewer split points, a smaller tall tree.
 
 use maple_tree::MapleTree;
 use std::cell::Cell;
