@@ -15,6 +15,10 @@
 #   down with `cfg!(miri)`;
 # - a selection of the crash tests (panicking Clone, Drop and callbacks),
 #   on 24-entry trees;
+# - iter_edges (iterators and cursor steps at every edge: both ends
+#   meeting, ranges, owning iteration; its 300-entry trees are three
+#   levels high, so ends also walk back down from the root), sized down,
+#   but its 20,000-entry tall-tree test;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance).
@@ -69,7 +73,9 @@ a=$!
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test dup -- "${dup[@]}" &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test boundaries -- \
             --skip all_forms_against_the_model &&
-        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}"
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}" &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test iter_edges -- \
+            --skip tall_trees_iterate_both_ways_across_every_level
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0

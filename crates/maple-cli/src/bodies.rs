@@ -8,7 +8,7 @@ use crate::range_map::{Dir, RangeMapUnderTest};
 use crate::rep::Rep;
 use crate::rng::{perm, SplitMix64};
 use crate::timer::timed_part;
-use crate::workloads::{dup_copies, Case, Workload};
+use crate::workloads::{dup_copies, range_window, Case, Workload};
 
 /// `checksum(tree)`: wrapping sum of `first ^ last ^ value` over the entries in order.
 pub fn checksum<P: RangeMapUnderTest>(t: &P) -> u64 {
@@ -47,6 +47,12 @@ pub fn run<P: RangeMapUnderTest>(case: &Case) -> Rep {
         Workload::GapRev | Workload::GapFwd | Workload::GapWinRev | Workload::GapWinFwd => {
             gaps::<P>(case.workload, n, q)
         }
+        Workload::IterRev => passes::<P>(n, Walk::Rev),
+        Workload::Range => range::<P>(n, q),
+        Workload::IterMut => iter_mut::<P>(n),
+        Workload::IntoIter => into_iter::<P>(n),
+        Workload::CursorNext => passes::<P>(n, Walk::Cursor(Dir::Fwd)),
+        Workload::CursorPrev => passes::<P>(n, Walk::Cursor(Dir::Rev)),
         w @ (Workload::ForkVmas
         | Workload::ForkGb
         | Workload::FirstWrite
@@ -122,6 +128,127 @@ fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
         for _ in 0..10 {
             let mut sum = 0u64;
             t.for_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
+            last = black_box(sum);
+        }
+        last
+    });
+    Rep {
+        elapsed,
+        checksum: last,
+        node_bytes,
+        entries,
+        shared: None,
+    }
+}
+
+/// How a pass of [`passes`] walks the entries.
+#[derive(Clone, Copy)]
+enum Walk {
+    /// The iterator, in reverse.
+    Rev,
+    /// A cursor stepping entry to entry.
+    Cursor(Dir),
+}
+
+/// `iter_rev`, `cursor_next`, `cursor_prev`: `seq_store(N)`, then ten passes
+/// over every entry, each summing `first ^ last ^ value`.
+fn passes<P: RangeMapUnderTest>(n: u64, walk: Walk) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let (elapsed, last) = timed_part(|| {
+        let mut last = 0u64;
+        for _ in 0..10 {
+            let mut sum = 0u64;
+            let add = |f: u64, l: u64, v: u64| sum = sum.wrapping_add(f ^ l ^ v);
+            match walk {
+                Walk::Rev => t.for_each_rev(add),
+                Walk::Cursor(dir) => t.cursor_walk(dir, add),
+            }
+            last = black_box(sum);
+        }
+        last
+    });
+    Rep {
+        elapsed,
+        checksum: last,
+        node_bytes,
+        entries,
+        shared: None,
+    }
+}
+
+/// `range`: `seq_store(N)`, reset; Q windows of W = min(100, N) entries, each
+/// `16i + 5 ..= 16(i + W - 1) + 5` for `i = next() % (N - W + 1)`: it starts
+/// inside entry `i` and ends inside entry `i + W - 1`.
+fn range<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let mut rng = SplitMix64::new(); // reset
+    let w = range_window(n);
+    let (elapsed, sum) = timed_part(|| {
+        let mut sum = 0u64;
+        for _ in 0..q {
+            let i = rng.next_u64() % (n - w + 1);
+            t.for_each_overlapping(16 * i + 5, 16 * (i + w - 1) + 5, |f, l, v| {
+                sum = sum.wrapping_add(f ^ l ^ v)
+            });
+        }
+        sum
+    });
+    Rep {
+        elapsed,
+        checksum: sum,
+        node_bytes,
+        entries,
+        shared: None,
+    }
+}
+
+/// `iter_mut`: `seq_store(N)`, then ten passes, each adding 1 to every value
+/// and summing `first ^ last ^ value` with the value after the addition.
+fn iter_mut<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let mut t = P::new_regular();
+    seq_fill(&mut t, n);
+    let (node_bytes, entries) = bytes_snapshot(&t);
+    let (elapsed, last) = timed_part(|| {
+        let mut last = 0u64;
+        for _ in 0..10 {
+            let mut sum = 0u64;
+            t.for_each_mut(|f, l, v| {
+                *v += 1;
+                sum = sum.wrapping_add(f ^ l ^ *v);
+            });
+            last = black_box(sum);
+        }
+        last
+    });
+    Rep {
+        elapsed,
+        checksum: last,
+        node_bytes,
+        entries,
+        shared: None,
+    }
+}
+
+/// `into_iter`: ten maps built by `seq_store(N)` (untimed), then each consumed
+/// by value in order, summing `first ^ last ^ value`, and freed.
+fn into_iter<P: RangeMapUnderTest>(n: u64) -> Rep {
+    let maps: Vec<P> = (0..10)
+        .map(|_| {
+            let mut t = P::new_regular();
+            seq_fill(&mut t, n);
+            t
+        })
+        .collect();
+    let (node_bytes, entries) = bytes_snapshot(&maps[0]);
+    let (elapsed, last) = timed_part(|| {
+        let mut last = 0u64;
+        for t in maps {
+            let mut sum = 0u64;
+            t.into_each(|f, l, v| sum = sum.wrapping_add(f ^ l ^ v));
             last = black_box(sum);
         }
         last

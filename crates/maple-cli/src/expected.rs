@@ -7,7 +7,8 @@ use std::fmt;
 use crate::reference;
 use crate::workloads::{Case, Workload, FORK_TABLE_NS};
 
-/// BENCHMARKS.md, "Reference checksums", as (workload, N, Q, checksum).
+/// BENCHMARKS.md, "Reference checksums" (and the iteration workloads' own
+/// table), as (workload, N, Q, checksum).
 const TABLE: &[(Workload, u64, Option<u64>, u64)] = &[
     (Workload::SeqStore, 1_000_000, None, 500_000_500_000),
     (Workload::RandStore, 1_000_000, None, 500_000_500_000),
@@ -44,6 +45,13 @@ const TABLE: &[(Workload, u64, Option<u64>, u64)] = &[
         Some(1_000_000),
         2_355_743_818_707,
     ),
+    // BENCHMARKS.md, "Iteration workloads" (this project's own table).
+    (Workload::IterRev, 1_000_000, None, 500_000_500_000),
+    (Workload::Range, 1_000_000, Some(100_000), 5_001_114_541_204),
+    (Workload::IterMut, 1_000_000, None, 500_010_500_000),
+    (Workload::IntoIter, 1_000_000, None, 500_000_500_000),
+    (Workload::CursorNext, 1_000_000, None, 500_000_500_000),
+    (Workload::CursorPrev, 1_000_000, None, 500_000_500_000),
 ];
 
 /// The dup / rebuild row of the table, in the order of [`FORK_TABLE_NS`].

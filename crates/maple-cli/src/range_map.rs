@@ -34,6 +34,21 @@ pub trait RangeMapUnderTest: Sized {
     fn len(&self) -> usize;
     /// Calls `f(first, last, value)` for every entry, in order.
     fn for_each(&self, f: impl FnMut(u64, u64, u64));
+    /// Calls `f(first, last, value)` for every entry, in reverse order.
+    fn for_each_rev(&self, f: impl FnMut(u64, u64, u64));
+    /// Calls `f(first, last, value)` for every entry overlapping
+    /// `first..=last`, in order (whole entries, not clipped).
+    fn for_each_overlapping(&self, first: u64, last: u64, f: impl FnMut(u64, u64, u64));
+    /// Calls `f(first, last, &mut value)` for every entry, in order. Only for
+    /// implementations whose `support` admits `iter_mut`.
+    fn for_each_mut(&mut self, f: impl FnMut(u64, u64, &mut u64));
+    /// Consumes the map, calling `f(first, last, value)` for every entry in
+    /// order with the value moved out; the emptied map is freed before it returns.
+    fn into_each(self, f: impl FnMut(u64, u64, u64));
+    /// Walks a cursor over every entry: put at index 0 (`Fwd`) or `u64::MAX`
+    /// (`Rev`), the entry there if any, then each next (previous) entry.
+    /// Only for implementations whose `support` admits the cursor workloads.
+    fn cursor_walk(&self, dir: Dir, f: impl FnMut(u64, u64, u64));
     /// The duplicate operation (`clone`).
     fn dup(&self) -> Self;
     /// A new allocation tree filled by iterating `self` and storing every range in

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::rng::{perm, SplitMix64};
-use crate::workloads::{Case, Workload};
+use crate::workloads::{range_window, Case, Workload};
 
 /// Non-overlapping inclusive ranges `first..=last` with a `u64` value; never merges.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -194,6 +194,38 @@ pub fn expected_checksum(case: &Case) -> u64 {
         Workload::SeqStore | Workload::Iter | Workload::Dup | Workload::Rebuild => {
             checksum(&seq_store(n))
         }
+        // Every entry once, each pass (the sum does not depend on the order).
+        Workload::IntoIter | Workload::CursorNext | Workload::CursorPrev => checksum(&seq_store(n)),
+        Workload::IterRev => seq_store(n)
+            .entries()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .fold(0u64, |acc, (f, l, v)| acc.wrapping_add(f ^ l ^ v)),
+        Workload::Range => {
+            let m = seq_store(n);
+            let w = range_window(n);
+            let mut sum = 0u64;
+            for _ in 0..q {
+                let i = rng.next_u64() % (n - w + 1);
+                for (f, l, v) in m.overlapping(16 * i + 5, 16 * (i + w - 1) + 5) {
+                    sum = sum.wrapping_add(f ^ l ^ v);
+                }
+            }
+            sum
+        }
+        Workload::IterMut => {
+            let mut m = seq_store(n);
+            let mut sum = 0u64;
+            for _ in 0..10 {
+                sum = 0;
+                for (&f, (l, v)) in m.entries.iter_mut() {
+                    *v += 1;
+                    sum = sum.wrapping_add(f ^ *l ^ *v);
+                }
+            }
+            sum
+        }
         Workload::RandStore => {
             let p = perm(n, &mut rng);
             let mut m = RefMap::new();
@@ -373,6 +405,37 @@ mod tests {
         }
         assert_eq!(expected_checksum(&case(Workload::ForkVmas, 821, None)), 821);
         assert_eq!(expected_checksum(&case(Workload::ForkGb, 4096, None)), 4096);
+    }
+
+    /// The iteration workloads, independently: `range`'s windows hold W
+    /// consecutive entries `i..i+W`, whose `first ^ last` is 9 each; `iter_mut`
+    /// ends with every value raised by 10.
+    #[test]
+    fn iteration_workloads_from_closed_forms() {
+        for n in [1, 21, 700] {
+            let all = seq_closed_form(n);
+            for w in [
+                Workload::IterRev,
+                Workload::IntoIter,
+                Workload::CursorNext,
+                Workload::CursorPrev,
+            ] {
+                assert_eq!(expected_checksum(&case(w, n, None)), all, "{w}");
+            }
+            let raised = (0..n).fold(0u64, |a, i| a.wrapping_add(9 ^ (i + 11)));
+            assert_eq!(expected_checksum(&case(Workload::IterMut, n, None)), raised);
+            let q = 300;
+            let w = n.min(100);
+            let mut rng = SplitMix64::new();
+            let mut want = 0u64;
+            for _ in 0..q {
+                let i = rng.next_u64() % (n - w + 1);
+                for k in i..i + w {
+                    want = want.wrapping_add(9 ^ (k + 1));
+                }
+            }
+            assert_eq!(expected_checksum(&case(Workload::Range, n, Some(q))), want);
+        }
     }
 
     #[test]

@@ -20,6 +20,14 @@ pub enum Workload {
     GapFwd,
     GapWinRev,
     GapWinFwd,
+    // This project's own iteration workloads (BENCHMARKS.md, "Iteration
+    // workloads"): not part of the shared yardstick.
+    IterRev,
+    Range,
+    IterMut,
+    IntoIter,
+    CursorNext,
+    CursorPrev,
     // Address-space workloads (BENCHMARKS.md, "Address-space workloads"): run on
     // the maple-mm crate's `AddressSpace` (`mm.rs`).
     ForkVmas,
@@ -82,6 +90,8 @@ enum Divisor {
     TenN,
     /// Q.
     Q,
+    /// Q·W, W = min([`RANGE_WINDOW`], N): `range`'s entries handed out.
+    QWindows,
     /// R = max(1, 2000000 / N) copies ([`dup_copies`]).
     DupCopies,
     /// R = max(3, 200000 / N) forks ([`fork_vmas_forks`]).
@@ -201,10 +211,12 @@ const fn rcu_spec(name: &'static str, q: (u64, u64), op: &'static str) -> Spec {
 const LOOKUP_Q: (u64, u64) = (10_000_000, 2_000_000);
 /// The stores' Q: 1,000,000 (`--quick` 200,000).
 const STORE_Q: (u64, u64) = (1_000_000, 200_000);
+/// `range`'s windows: 100,000 (`--quick` 20,000), of 100 entries each.
+const RANGE_Q: (u64, u64) = (100_000, 20_000);
 
 impl Workload {
     /// Every workload, in BENCHMARKS.md's order, then the RCU benchmark.
-    pub const ALL: [Workload; 18] = [
+    pub const ALL: [Workload; 24] = [
         Workload::SeqStore,
         Workload::RandStore,
         Workload::Load,
@@ -217,6 +229,12 @@ impl Workload {
         Workload::GapFwd,
         Workload::GapWinRev,
         Workload::GapWinFwd,
+        Workload::IterRev,
+        Workload::Range,
+        Workload::IterMut,
+        Workload::IntoIter,
+        Workload::CursorNext,
+        Workload::CursorPrev,
         Workload::ForkVmas,
         Workload::ForkGb,
         Workload::FirstWrite,
@@ -241,6 +259,12 @@ impl Workload {
             Workload::GapFwd => gap_spec("gap_fwd"),
             Workload::GapWinRev => gap_spec("gap_win_rev"),
             Workload::GapWinFwd => gap_spec("gap_win_fwd"),
+            Workload::IterRev => tree_spec("iter_rev", None, TenN, "entry"),
+            Workload::Range => tree_spec("range", Some(RANGE_Q), QWindows, "entry"),
+            Workload::IterMut => tree_spec("iter_mut", None, TenN, "entry"),
+            Workload::IntoIter => tree_spec("into_iter", None, TenN, "entry"),
+            Workload::CursorNext => tree_spec("cursor_next", None, TenN, "entry"),
+            Workload::CursorPrev => tree_spec("cursor_prev", None, TenN, "entry"),
             Workload::ForkVmas => mm_spec(
                 "fork_vmas",
                 &FORK_VMAS_NS,
@@ -354,11 +378,20 @@ impl Workload {
             Divisor::N => n,
             Divisor::TenN => 10 * n,
             Divisor::Q => q,
+            Divisor::QWindows => q * range_window(n),
             Divisor::DupCopies => dup_copies(n),
             Divisor::ForkVmasForks => fork_vmas_forks(n),
             Divisor::Fixed(k) => k,
         }
     }
+}
+
+/// Entries in one window of the `range` workload (fewer when N is smaller).
+pub const RANGE_WINDOW: u64 = 100;
+
+/// `range`'s window: W = min(100, N) entries.
+pub fn range_window(n: u64) -> u64 {
+    RANGE_WINDOW.min(n)
 }
 
 /// R = max(3, 200000 / N): the forks of one `fork_vmas` repetition.
@@ -468,6 +501,12 @@ mod tests {
             ("gap_fwd", 7),
             ("gap_win_rev", 7),
             ("gap_win_fwd", 7),
+            ("iter_rev", 10_000),
+            ("range", 700),
+            ("iter_mut", 10_000),
+            ("into_iter", 10_000),
+            ("cursor_next", 10_000),
+            ("cursor_prev", 10_000),
             ("fork_vmas", 200),
             ("fork_gb", 16),
             ("first_write", 1024),

@@ -68,13 +68,16 @@ impl Position {
     /// Steps to the nearest entry after (or before) the current range.
     ///
     /// The leaf's present bits name the entry's slot directly, so absent
-    /// slots are skipped without being visited, and the path above the leaf
-    /// is read only when a leaf is crossed. With no entry left, the cursor
-    /// ends on the last (first) range of the space, as stepping range by
-    /// range would have left it.
+    /// slots are skipped without being visited; a step inside the leaf reads
+    /// the leaf level of the path once, the header once and the entry's two
+    /// bounds, inline in the caller's loop. The path above the leaf is read
+    /// only when a leaf is crossed, out of line. With no entry left, the
+    /// cursor ends on the last (first) range of the space, as stepping range
+    /// by range would have left it.
     ///
     /// # Safety
     /// As for [`get`](Self::get).
+    #[inline(always)]
     unsafe fn step_to_entry<'a, V>(
         &mut self,
         forward: bool,
@@ -82,29 +85,64 @@ impl Position {
         if self.path.height == 0 {
             return None;
         }
-        let from = self.path.leaf().idx;
-        // Slots strictly after (before) the current one, in its leaf.
-        let mut keep = if forward {
-            u32::MAX << (from + 1)
+        let leaf = &mut self.path.lv[0];
+        let snap = leaf.node.peek();
+        // Slots strictly after (before) the current one, in its leaf; the
+        // shift by `idx + 1 <= 16` stays below 32.
+        let keep = if forward {
+            u32::MAX << (leaf.idx + 1)
         } else {
-            !(u32::MAX << from)
+            !(u32::MAX << leaf.idx)
         };
+        let present = u32::from(snap.present_bits()) & keep;
+        if present == 0 {
+            // SAFETY: the caller's promise.
+            return unsafe { self.cross_to_entry(forward) };
+        }
+        let slot = if forward {
+            present.trailing_zeros() as usize
+        } else {
+            (u32::BITS - 1 - present.leading_zeros()) as usize
+        };
+        let last = snap.count() - 1;
+        // SAFETY: the leaf is live (the cursor borrows the tree), and a
+        // present slot lies below the snapshot's count (at most 16), so
+        // `slot <= last <= 15`: pivot `slot - 1` (for `slot > 0`) and pivot
+        // `slot` (for `slot < last`) are stored pivots below 15.
+        let range = unsafe {
+            let start = if slot == 0 {
+                leaf.min
+            } else {
+                leaf.node.pivot_unchecked(slot - 1) + 1
+            };
+            let end = if slot == last {
+                leaf.max
+            } else {
+                leaf.node.pivot_unchecked(slot)
+            };
+            start..=end
+        };
+        leaf.idx = slot;
+        self.index = *range.start();
+        // SAFETY: the caller's promise (type and lifetime); the slot is
+        // present in the snapshot.
+        Some((range, unsafe { snap.value(slot) }))
+    }
+
+    /// [`step_to_entry`](Self::step_to_entry) when the current leaf has no
+    /// entry left in that direction: crosses leaves until one has.
+    ///
+    /// # Safety
+    /// As for [`get`](Self::get).
+    #[inline(never)]
+    unsafe fn cross_to_entry<'a, V>(
+        &mut self,
+        forward: bool,
+    ) -> Option<(RangeInclusive<u64>, &'a V)> {
+        let from = self.path.leaf().idx;
         let mut crossed_any = false;
         loop {
             let leaf = *self.path.leaf();
-            let present = u32::from(leaf.node.present_bits()) & keep;
-            if present != 0 {
-                let slot = if forward {
-                    present.trailing_zeros()
-                } else {
-                    u32::BITS - 1 - present.leading_zeros()
-                };
-                self.path.lv[0].idx = slot as usize;
-                self.index = self.path.leaf().start();
-                // SAFETY: the caller's promise (type and lifetime).
-                let v = unsafe { leaf.node.value(slot as usize) };
-                return Some((self.range(), v));
-            }
             let crossed = if forward {
                 self.path.next_leaf()
             } else {
@@ -119,8 +157,21 @@ impl Position {
                 }
                 return None;
             }
-            keep = u32::MAX;
             crossed_any = true;
+            let leaf = *self.path.leaf();
+            let present = u32::from(leaf.node.present_bits());
+            if present != 0 {
+                let slot = if forward {
+                    present.trailing_zeros()
+                } else {
+                    u32::BITS - 1 - present.leading_zeros()
+                };
+                self.path.lv[0].idx = slot as usize;
+                self.index = self.path.leaf().start();
+                // SAFETY: the caller's promise (type and lifetime).
+                let v = unsafe { leaf.node.value(slot as usize) };
+                return Some((self.range(), v));
+            }
         }
     }
 
@@ -240,6 +291,7 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_next")]
     #[doc(alias = "mas_find")]
+    #[inline]
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
         // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
         unsafe { self.pos.step_to_entry(true) }
@@ -257,6 +309,7 @@ impl<'a, V> Cursor<'a, V> {
     /// assert_eq!(c.prev_entry(), None);
     /// ```
     #[doc(alias = "mas_prev")]
+    #[inline]
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
         // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
         unsafe { self.pos.step_to_entry(false) }
@@ -427,6 +480,7 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.next_entry(), Some((30..=39, &'b')));
     /// assert_eq!(c.next_entry(), None);
     /// ```
+    #[inline]
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
         // SAFETY: as for `get`.
         unsafe { self.pos.step_to_entry(true) }
@@ -443,6 +497,7 @@ impl<'a, V> CursorMut<'a, V> {
     /// assert_eq!(c.prev_entry(), Some((10..=19, &'a')));
     /// assert_eq!(c.prev_entry(), None);
     /// ```
+    #[inline]
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &V)> {
         // SAFETY: as for `get`.
         unsafe { self.pos.step_to_entry(false) }

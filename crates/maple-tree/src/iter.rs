@@ -1,7 +1,7 @@
 //! Iterators over entries: in order, both ways, over the whole tree or the
 //! entries overlapping a range.
 
-use crate::node::NodePtr;
+use crate::node::{is_inline, NodePtr};
 use crate::tree::MapleTree;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
@@ -20,12 +20,21 @@ pub(crate) struct Found {
 /// to entry reads.
 ///
 /// It is copied out of the tree when the end enters the leaf: its node,
-/// bounds, last slot, and a mask of the present slots not yet handed out.
-/// Stepping from entry to entry then touches only the mask and the leaf's
-/// pivots and slots (the kernel's `mas_next` likewise stays in its leaf and
-/// walks up only at the leaf's end). The out-of-line code that crosses
-/// leaves takes and returns it by value, never by reference, so that the
-/// optimiser can keep its five words in registers across a whole loop.
+/// bounds, last slot, and the present slots not yet handed out, as two
+/// masks. `fast` holds *interior* slots (neither slot 0 nor the last),
+/// whose range is two stored pivots, `pivot[i-1] + 1 ..= pivot[i]`: a step
+/// that takes one needs no test of where the slot lies. `rest` holds the
+/// others, which the slow path hands out with the leaf's bounds. The split
+/// keeps the order: for the front end (ascending), either `fast` is empty or
+/// `rest` holds at most the last slot (handed out after `fast`); for the
+/// back end (descending), either `fast` is empty or `rest` holds at most
+/// slot 0. Removing any one slot from either mask keeps that true.
+///
+/// Stepping from entry to entry touches only the mask and the leaf's pivots
+/// and slots (the kernel's `mas_next` likewise stays in its leaf and walks
+/// up only at the leaf's end). The code that crosses leaves takes and
+/// returns it by value, never by reference, so that the optimiser can keep
+/// it in registers across a whole loop.
 ///
 /// The header is read once per leaf visit, so the entries of one leaf agree
 /// with one snapshot of its count and value bits even while an RCU writer
@@ -38,9 +47,11 @@ struct Leaf {
     max: u64,
     /// The leaf's last slot in the snapshot (its range ends at `max`).
     last: usize,
-    /// Present slots this end has yet to hand out, one bit each (bits 0..16
-    /// only: the leaf's value bits, masked).
-    todo: u32,
+    /// Pending interior slots, one bit each (bits 1..last).
+    fast: u32,
+    /// The other pending slots (bits 0..16 only: the leaf's value bits,
+    /// masked).
+    rest: u32,
 }
 
 impl Leaf {
@@ -51,12 +62,14 @@ impl Leaf {
             min: 0,
             max: 0,
             last: 0,
-            todo: 0,
+            fast: 0,
+            rest: 0,
         }
     }
 
     /// Enters `node`, covering `min..=max`; `keep` selects the slots (by
-    /// position) this end may hand out.
+    /// position) this end may hand out. Everything is in `rest` until the
+    /// caller splits it for its direction.
     #[inline(always)]
     fn enter(node: NodePtr, min: u64, max: u64, keep: u32) -> Leaf {
         let snap = node.peek();
@@ -65,7 +78,47 @@ impl Leaf {
             min,
             max,
             last: snap.count() - 1,
-            todo: u32::from(snap.present_bits()) & keep,
+            fast: 0,
+            rest: u32::from(snap.present_bits()) & keep,
+        }
+    }
+
+    /// Every slot still to hand out.
+    #[inline(always)]
+    fn pending(&self) -> u32 {
+        self.fast | self.rest
+    }
+
+    /// The interior slots, `1..last`.
+    #[inline(always)]
+    fn inner(&self) -> u32 {
+        // `last <= 15`: the shift stays below 32.
+        ((1u32 << self.last) - 1) & !1
+    }
+
+    /// Makes `pending` this end's work, split for the front (ascending):
+    /// the interior slots go to `fast` unless slot 0 is still to come first.
+    #[inline(always)]
+    fn split_front(&mut self, pending: u32) {
+        if pending & 1 == 0 {
+            self.fast = pending & self.inner();
+            self.rest = pending & !self.inner();
+        } else {
+            self.fast = 0;
+            self.rest = pending;
+        }
+    }
+
+    /// As [`split_front`](Self::split_front), for the back (descending):
+    /// unless the last slot is still to come first.
+    #[inline(always)]
+    fn split_back(&mut self, pending: u32) {
+        if pending >> self.last & 1 == 0 {
+            self.fast = pending & self.inner();
+            self.rest = pending & !self.inner();
+        } else {
+            self.fast = 0;
+            self.rest = pending;
         }
     }
 
@@ -91,57 +144,136 @@ impl Leaf {
         }
     }
 
-    /// Hands out the lowest slot of `todo`, which is `todo` (not empty).
+    /// The range of interior slot `i` (`0 < i < last`): two stored pivots.
     #[inline(always)]
-    fn take_first(&mut self, todo: NonZeroU32) -> Found {
-        // `todo` holds bits 0..16 only, so the slot is below 16.
-        let slot = todo.trailing_zeros() as usize;
-        self.todo = todo.get() & (todo.get() - 1);
+    fn inner_range(&self, i: usize) -> RangeInclusive<u64> {
+        debug_assert!(0 < i && i < self.last);
+        // SAFETY: the leaf is live (as in `range_of`), and `1 <= i < last
+        // <= 15`: pivots `i - 1` and `i` are stored pivots below 15.
+        unsafe { self.node.pivot_unchecked(i - 1) + 1..=self.node.pivot_unchecked(i) }
+    }
+
+    /// Hands out the lowest slot of `fast`, which is `fast` (not empty).
+    #[inline(always)]
+    fn take_first_fast(&mut self, fast: NonZeroU32) -> Found {
+        // `fast` holds bits 1..15 only, so the slot is an interior one.
+        let slot = fast.trailing_zeros() as usize;
+        self.fast = fast.get() & (fast.get() - 1);
         Found {
             leaf: self.node,
             slot,
-            range: self.range_of(slot),
+            range: self.inner_range(slot),
         }
     }
 
-    /// Hands out the highest slot of `todo`, which is `todo` (not empty).
+    /// Hands out the highest slot of `fast`, which is `fast` (not empty).
     #[inline(always)]
-    fn take_last(&mut self, todo: NonZeroU32) -> Found {
-        let slot = (u32::BITS - 1 - todo.leading_zeros()) as usize;
-        self.todo = todo.get() ^ 1 << slot;
+    fn take_last_fast(&mut self, fast: NonZeroU32) -> Found {
+        let slot = (u32::BITS - 1 - fast.leading_zeros()) as usize;
+        self.fast = fast.get() ^ 1 << slot;
         Found {
             leaf: self.node,
             slot,
-            range: self.range_of(slot),
+            range: self.inner_range(slot),
         }
     }
 
-    /// `todo` without the slots that do not end before `bound`.
+    /// Slot 0, present, as an entry (its bit already cleared).
+    #[inline(always)]
+    fn first_slot(&self) -> Found {
+        let end = if self.last == 0 {
+            self.max
+        } else {
+            // SAFETY: the leaf is live (as in `range_of`), and `0 < last
+            // <= 15`: pivot 0 is stored.
+            unsafe { self.node.pivot_unchecked(0) }
+        };
+        Found {
+            leaf: self.node,
+            slot: 0,
+            range: self.min..=end,
+        }
+    }
+
+    /// The last slot, present, as an entry (its bit already cleared).
+    #[inline(always)]
+    fn last_slot(&self) -> Found {
+        let start = if self.last == 0 {
+            self.min
+        } else {
+            // SAFETY: the leaf is live (as in `range_of`), and `0 < last
+            // <= 15`: pivot `last - 1` is stored.
+            unsafe { self.node.pivot_unchecked(self.last - 1) + 1 }
+        };
+        Found {
+            leaf: self.node,
+            slot: self.last,
+            range: start..=self.max,
+        }
+    }
+
+    /// Hands out the lowest pending slot, from either mask.
+    #[inline(always)]
+    fn take_lowest(&mut self) -> Option<Found> {
+        let pending = NonZeroU32::new(self.pending())?;
+        let slot = pending.trailing_zeros() as usize;
+        self.fast &= !(1 << slot);
+        self.rest &= !(1 << slot);
+        Some(Found {
+            leaf: self.node,
+            slot,
+            range: self.range_of(slot),
+        })
+    }
+
+    /// Hands out the highest pending slot, from either mask.
+    #[inline(always)]
+    fn take_highest(&mut self) -> Option<Found> {
+        let pending = NonZeroU32::new(self.pending())?;
+        let slot = (u32::BITS - 1 - pending.leading_zeros()) as usize;
+        self.fast &= !(1 << slot);
+        self.rest &= !(1 << slot);
+        Some(Found {
+            leaf: self.node,
+            slot,
+            range: self.range_of(slot),
+        })
+    }
+
+    /// The pending slots without those that do not end before `bound`.
     #[inline(never)]
     fn ending_before(self, bound: u64) -> u32 {
-        let mut bits = self.todo;
+        let todo = self.pending();
+        let mut bits = todo;
         while bits != 0 {
             let slot = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             if *self.range_of(slot).end() >= bound {
-                return self.todo & ((1 << slot) - 1);
+                return todo & ((1 << slot) - 1);
             }
         }
-        self.todo
+        todo
     }
 
-    /// `todo` without the slots that do not start after `bound`.
+    /// The pending slots that start at or before `bound`.
+    #[inline(never)]
+    fn starting_until(self, bound: u64) -> u32 {
+        self.pending() & !self.starting_after(bound)
+    }
+
+    /// The pending slots without those that do not start after `bound`.
     #[inline(never)]
     fn starting_after(self, bound: u64) -> u32 {
-        let mut bits = self.todo;
+        let todo = self.pending();
+        let mut bits = todo;
         while bits != 0 {
             let slot = (u32::BITS - 1 - bits.leading_zeros()) as usize;
             bits ^= 1 << slot;
             if *self.range_of(slot).start() <= bound {
-                return self.todo & !((2 << slot) - 1);
+                return todo & !((2 << slot) - 1);
             }
         }
-        self.todo
+        todo
     }
 }
 
@@ -268,6 +400,12 @@ pub(crate) struct Ends {
     root: NodePtr,
     height: usize,
     met: bool,
+    /// The back end has not walked down yet: it stands for `hi` (in
+    /// `back.min`) until `next_back` is first called, so a forward-only
+    /// iteration walks from the root once, not twice. The front meets it
+    /// in the leaf that reaches `hi`, and keeps that leaf's entries that
+    /// start at or before `hi`.
+    lazy_back: bool,
     /// Entries taken into either mask so far (for [`Ends::len`]).
     taken: usize,
 }
@@ -291,59 +429,94 @@ impl Ends {
                 root: NodePtr::DANGLING,
                 height: 0,
                 met: true,
+                lazy_back: false,
                 taken: 0,
             };
         };
         let (at, mut front, fup) = descend(root, height, lo);
-        front.todo &= u32::MAX << at;
-        let (at, mut back, bup) = descend(root, height, hi);
-        // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
-        back.todo &= !(u32::MAX << (at + 1));
+        let mut front_todo = front.rest & u32::MAX << at;
         let mut met = false;
-        if front.node == back.node {
-            // One leaf: the front's mask holds everything, the back takes from it.
-            front.todo &= back.todo;
-            back.todo = 0;
-            met = true;
-        } else if front.max >= back.min {
-            front.todo = front.ending_before(back.min);
+        if front.max >= hi {
+            front.rest = front_todo;
+            front_todo = front.starting_until(hi);
             met = true;
         }
+        front.split_front(front_todo);
+        // The back waits (`lazy_back`), standing for `hi`.
+        let back = Leaf {
+            min: hi,
+            ..Leaf::none()
+        };
         Ends {
             front,
             back,
             fup,
-            bup,
+            bup: none,
             root,
             height,
             met,
-            taken: ones(front.todo) + ones(back.todo),
+            lazy_back: true,
+            taken: ones(front_todo),
         }
+    }
+
+    /// The back end's first walk, from the root to the slot holding `hi`:
+    /// what [`new`](Self::new) would have done, now that the front has moved.
+    /// Inline, although it runs once: a call would need the iterator in
+    /// memory for the whole loop.
+    #[inline(always)]
+    fn walk_back(&mut self) {
+        self.lazy_back = false;
+        let hi = self.back.min;
+        if self.met {
+            // The front stands in the leaf reaching `hi` and holds every
+            // entry left: the back takes from it.
+            return;
+        }
+        let (at, mut back, bup) = descend(self.root, self.height, hi);
+        // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
+        let mut back_todo = back.rest & !(u32::MAX << (at + 1));
+        if self.front.node == back.node {
+            // One leaf: the front's masks hold everything, the back takes
+            // from them.
+            let keep = self.front.pending() & back_todo;
+            self.taken -= ones(self.front.pending()) - ones(keep);
+            self.front.split_front(keep);
+            back_todo = 0;
+            self.met = true;
+        } else if back.min <= self.front.max {
+            // Two versions of one part of the tree (RCU mode).
+            back.rest = back_todo;
+            back_todo = back.starting_after(self.front.max);
+            self.met = true;
+        }
+        back.split_back(back_todo);
+        self.taken += ones(back_todo);
+        self.back = back;
+        self.bup = bup;
     }
 
     /// Entries left, for an iteration over a whole tree of `len` entries.
     #[inline]
     fn len(&self, len: usize) -> usize {
-        let held = ones(self.front.todo) + ones(self.back.todo);
+        let held = ones(self.front.pending()) + ones(self.back.pending());
         len.saturating_sub(self.taken) + held
     }
 
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<Found> {
-        let todo = match NonZeroU32::new(self.front.todo) {
-            Some(todo) => todo,
-            None => self.refill_front()?,
-        };
-        Some(self.front.take_first(todo))
+        match NonZeroU32::new(self.front.fast) {
+            Some(fast) => Some(self.front.take_first_fast(fast)),
+            None => self.next_slow(),
+        }
     }
 
     #[inline(always)]
     pub(crate) fn next_back(&mut self) -> Option<Found> {
-        let todo = match NonZeroU32::new(self.back.todo) {
-            Some(todo) => todo,
-            None => self.refill_back()?,
-        };
-        Some(self.back.take_last(todo))
+        match NonZeroU32::new(self.back.fast) {
+            Some(fast) => Some(self.back.take_last_fast(fast)),
+            None => self.next_back_slow(),
+        }
     }
 
     /// The leaf after the front's: a sibling, or (the parent used up) a walk
@@ -361,7 +534,7 @@ impl Ends {
         // elsewhere: its slots up to the old leaf's end were handed out
         // (or passed over) already.
         if leaf.min <= self.front.max {
-            leaf.todo = leaf.starting_after(self.front.max);
+            leaf.rest = leaf.starting_after(self.front.max);
         }
         self.fup = up;
         Some(leaf)
@@ -379,64 +552,115 @@ impl Ends {
         let (_, mut leaf, up) = descend(self.root, self.height, self.back.min - 1);
         // As in `front_leaf`: keep only what lies before the old leaf.
         if leaf.max >= self.back.min {
-            leaf.todo = leaf.ending_before(self.back.min);
+            leaf.rest = leaf.ending_before(self.back.min);
         }
         self.bup = up;
         Some(leaf)
     }
 
-    /// The front's mask is empty: cross into the next leaf with an entry,
-    /// or (once met) take over the back's lowest entry. Returns the front's
-    /// new mask; `None`, with the mask left empty, when nothing is left.
-    /// Inline: it runs once per leaf, but a call would need the iterator in
-    /// memory.
+    /// The front's `fast` mask is empty: hand out the lowest of its other
+    /// slots, or cross into the next leaf with an entry, or (once met) take
+    /// the back's lowest entry. `None` when nothing is left. Inline: it runs
+    /// about once per leaf, but a call would need the iterator in memory.
     #[inline(always)]
-    fn refill_front(&mut self) -> Option<NonZeroU32> {
-        while !self.met {
-            self.front = self.front_leaf()?;
-            if self.front.max >= self.back.min {
-                self.front.todo = self.front.ending_before(self.back.min);
-                self.met = true;
+    fn next_slow(&mut self) -> Option<Found> {
+        loop {
+            if self.front.rest != 0 {
+                // The lowest pending slot (`fast` is empty); the rest is
+                // split again, now that it starts after that slot.
+                let found = self.front.take_lowest();
+                self.front.split_front(self.front.rest);
+                return found;
             }
-            self.taken += ones(self.front.todo);
-            if let Some(todo) = NonZeroU32::new(self.front.todo) {
-                return Some(todo);
+            if self.met {
+                // The front stands in the back's leaf, or behind it with
+                // nothing left: take from the back.
+                return self.back.take_lowest();
+            }
+            self.front = self.front_leaf()?;
+            let mut todo = self.front.rest;
+            if self.front.max >= self.back.min {
+                self.met = true;
+                if self.lazy_back {
+                    // The leaf reaching `hi`: its entries starting at or
+                    // before it.
+                    todo = self.front.starting_until(self.back.min);
+                    self.taken += ones(todo);
+                } else if self.front.node == self.back.node {
+                    // The back's own leaf: take over what it has left
+                    // (counted when the back took it).
+                    todo = self.back.pending();
+                    self.back.fast = 0;
+                    self.back.rest = 0;
+                } else {
+                    // Two versions of one part of the tree (RCU mode): keep
+                    // what ends before the back's leaf.
+                    todo = self.front.ending_before(self.back.min);
+                    self.taken += ones(todo);
+                }
+            } else {
+                self.taken += ones(todo);
+            }
+            if todo & 1 != 0 {
+                // Slot 0 comes first: hand it out here, where its bounds
+                // are at hand, and leave the rest split.
+                self.front.split_front(todo & !1);
+                return Some(self.front.first_slot());
+            }
+            self.front.split_front(todo);
+            if let Some(fast) = NonZeroU32::new(self.front.fast) {
+                return Some(self.front.take_first_fast(fast));
             }
         }
-        // The front stands in the back's leaf from now on; it never crosses
-        // again, so its parent is no longer needed.
-        let todo = NonZeroU32::new(self.back.todo)?;
-        let lowest = todo.get() & todo.get().wrapping_neg();
-        self.back.todo ^= lowest;
-        self.front = Leaf {
-            todo: lowest,
-            ..self.back
-        };
-        NonZeroU32::new(lowest)
     }
 
-    /// As [`refill_front`](Self::refill_front), toward lower indices.
+    /// As [`next_slow`](Self::next_slow), toward lower indices.
     #[inline(always)]
-    fn refill_back(&mut self) -> Option<NonZeroU32> {
-        while !self.met {
-            self.back = self.back_leaf()?;
-            if self.back.min <= self.front.max {
-                self.back.todo = self.back.starting_after(self.front.max);
-                self.met = true;
-            }
-            self.taken += ones(self.back.todo);
-            if let Some(todo) = NonZeroU32::new(self.back.todo) {
-                return Some(todo);
+    fn next_back_slow(&mut self) -> Option<Found> {
+        if self.lazy_back {
+            self.walk_back();
+            if let Some(fast) = NonZeroU32::new(self.back.fast) {
+                return Some(self.back.take_last_fast(fast));
             }
         }
-        let todo = NonZeroU32::new(self.front.todo)?;
-        let highest = 1 << (u32::BITS - 1 - todo.leading_zeros());
-        self.front.todo ^= highest;
-        self.back = Leaf {
-            todo: highest,
-            ..self.front
-        };
-        NonZeroU32::new(highest)
+        loop {
+            if self.back.rest == 1 && self.back.last != 0 {
+                // Only slot 0 is left (the common case).
+                self.back.rest = 0;
+                return Some(self.back.first_slot());
+            }
+            if self.back.rest != 0 {
+                let found = self.back.take_highest();
+                self.back.split_back(self.back.rest);
+                return found;
+            }
+            if self.met {
+                return self.front.take_highest();
+            }
+            self.back = self.back_leaf()?;
+            let mut todo = self.back.rest;
+            if self.back.min <= self.front.max {
+                self.met = true;
+                if self.back.node == self.front.node {
+                    todo = self.front.pending();
+                    self.front.fast = 0;
+                    self.front.rest = 0;
+                } else {
+                    todo = self.back.starting_after(self.front.max);
+                    self.taken += ones(todo);
+                }
+            } else {
+                self.taken += ones(todo);
+            }
+            if todo >> self.back.last & 1 != 0 {
+                self.back.split_back(todo ^ 1 << self.back.last);
+                return Some(self.back.last_slot());
+            }
+            self.back.split_back(todo);
+            if let Some(fast) = NonZeroU32::new(self.back.fast) {
+                return Some(self.back.take_last_fast(fast));
+            }
+        }
     }
 }
 
@@ -599,12 +823,25 @@ pub struct IntoIter<V> {
 }
 
 impl<V> IntoIter<V> {
-    #[inline]
+    #[inline(always)]
     fn take(found: Found) -> (RangeInclusive<u64>, V) {
-        // SAFETY: the iterator owns the tree, whose values are `V`s, and
-        // lends nothing out. Taking the value clears its bit, so the tree's
-        // drop will not see it.
-        (found.range, unsafe { found.leaf.take_value(found.slot) })
+        if !core::mem::needs_drop::<V>() && is_inline::<V>() {
+            // A value with nothing to drop, in the slot word itself: the
+            // tree's teardown never reads such values (`MapleTree::clear`
+            // only gives the nodes back), so a copy of its bits is the one
+            // value from now on, and the slot need not be marked.
+            // SAFETY: the iterator owns the tree, whose values are `V`s, and
+            // lends nothing out; each slot is handed out once (`Ends`), and
+            // the bits left in the slot are never read as a `V` again.
+            (found.range, unsafe {
+                core::ptr::read(found.leaf.value::<V>(found.slot))
+            })
+        } else {
+            // SAFETY: the iterator owns the tree, whose values are `V`s, and
+            // lends nothing out. Taking the value clears its bit, so the
+            // tree's drop will not see it.
+            (found.range, unsafe { found.leaf.take_value(found.slot) })
+        }
     }
 }
 

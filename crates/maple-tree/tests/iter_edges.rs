@@ -1,6 +1,9 @@
 //! Iterators and cursor steps at their edges: empty trees, one leaf, many
 //! leaves with and without gaps, ranges that start or end inside entries or
 //! gaps, and double-ended iteration meeting in the middle at every point.
+//!
+//! Under Miri (`scripts/miri.sh`) every test runs sized down with
+//! `cfg!(miri)`: fewer points, fewer split points, a smaller tall tree.
 
 use maple_tree::MapleTree;
 use std::cell::Cell;
@@ -29,7 +32,12 @@ fn build(alloc: bool, n: u64, stride: u64, len: u64) -> (MapleTree<u64>, Vec<Ent
 fn shapes() -> Vec<(MapleTree<u64>, Vec<Entry>)> {
     let mut out = Vec::new();
     for alloc in [false, true] {
-        for n in [0, 1, 2, 7, 16, 17, 300] {
+        let sizes: &[u64] = if cfg!(miri) {
+            &[0, 1, 2, 17, 300]
+        } else {
+            &[0, 1, 2, 7, 16, 17, 300]
+        };
+        for &n in sizes {
             out.push(build(alloc, n, 16, 10)); // gaps between entries
             out.push(build(alloc, n, 5, 5)); // no gaps
         }
@@ -74,7 +82,9 @@ fn forward_and_reverse_match_the_model() {
 #[test]
 fn double_ended_iteration_meets_in_the_middle() {
     for (mut t, model) in shapes() {
-        for k in 0..=model.len() {
+        // Under Miri every 23rd split point (and both ends).
+        let step = if cfg!(miri) { 23 } else { 1 };
+        for k in (0..=model.len()).filter(|k| k % step == 0 || *k == model.len()) {
             let mut it = t.iter();
             let mut front: Vec<Entry> = owned(it.by_ref().take(k));
             let mut back = Vec::new();
@@ -128,13 +138,16 @@ fn double_ended_iteration_meets_in_the_middle() {
 /// meet at points spread over the whole tree, some inside one leaf.
 #[test]
 fn tall_trees_iterate_both_ways_across_every_level() {
+    // Under Miri 3,000 entries: still three levels, so a used-up parent
+    // still sends an end back to the root.
+    let n: usize = if cfg!(miri) { 3_000 } else { 20_000 };
     for (stride, len) in [(16, 10), (3, 3)] {
-        let (t, model) = build(false, 20_000, stride, len);
+        let (t, model) = build(false, n as u64, stride, len);
         assert_eq!(owned(t.iter()), model);
         let mut rev = model.clone();
         rev.reverse();
         assert_eq!(owned(t.iter().rev()), rev);
-        for k in [0, 1, 7, 8, 9, 2_345, 9_999, 10_000, 19_999, 20_000] {
+        for k in [0, 1, 7, 8, 9, n / 8, n / 2 - 1, n / 2, n - 1, n] {
             let mut it = t.iter();
             let mut got = owned(it.by_ref().take(k));
             assert_eq!(it.len(), model.len() - k);
@@ -170,7 +183,7 @@ fn tall_trees_iterate_both_ways_across_every_level() {
 fn ranges_match_the_model() {
     for (t, model) in shapes() {
         let mut points = vec![0, 1, 2, u64::MAX - 1, u64::MAX];
-        for (r, _) in model.iter().take(40) {
+        for (r, _) in model.iter().take(if cfg!(miri) { 1 } else { 40 }) {
             for p in [
                 r.start().wrapping_sub(1),
                 *r.start(),
@@ -258,7 +271,7 @@ fn into_iter_from_both_ends_and_dropped_part_way() {
 fn cursor_steps_entry_to_entry_over_gaps_and_leaves() {
     for (t, model) in shapes() {
         let mut points = vec![0, u64::MAX];
-        for (r, _) in model.iter().take(60) {
+        for (r, _) in model.iter().take(if cfg!(miri) { 6 } else { 60 }) {
             points.extend([*r.start(), r.end().wrapping_add(1)]);
         }
         for &p in &points {
@@ -326,4 +339,38 @@ fn a_cursor_with_nothing_to_step_to_stays_put() {
     let mut c = t.cursor(15);
     assert!(c.prev_entry().is_none());
     assert_eq!((c.index(), c.range()), (0, 0..=9));
+}
+
+/// Owning iteration of values without drop glue (their slots are not
+/// marked as they are taken): from both ends, part way, then the rest.
+#[test]
+fn into_iter_of_plain_values_from_both_ends() {
+    for (t, model) in shapes() {
+        for k in [0usize, 1, 5, 40] {
+            let mut it = t.clone().into_iter();
+            let mut front = Vec::new();
+            let mut back = Vec::new();
+            for step in 0..k {
+                let next = if step % 2 == 1 {
+                    it.next_back().map(|e| back.push(e))
+                } else {
+                    it.next().map(|e| front.push(e))
+                };
+                if next.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(it.len(), model.len() - front.len() - back.len());
+            front.extend(it.by_ref());
+            back.reverse();
+            front.extend(back);
+            assert_eq!(front, model, "k = {k}");
+            assert_eq!(it.next(), None);
+        }
+        // Dropped part way: nothing is left behind to read.
+        let mut it = t.into_iter();
+        it.next();
+        it.next_back();
+        drop(it);
+    }
 }

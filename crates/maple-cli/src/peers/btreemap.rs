@@ -5,6 +5,19 @@ use std::collections::BTreeMap;
 
 use super::gap_scan::{first_fit, last_fit};
 use crate::range_map::{Dir, RangeMapUnderTest};
+use crate::workloads::{Support, Workload};
+
+/// Why the cursor workloads exclude it.
+pub const NO_CURSOR: &str = "BTreeMap's cursors (lower_bound, upper_bound) are unstable \
+     (feature btree_cursors, nightly only)";
+
+/// Which workloads it runs: all but the cursor workloads.
+pub fn support(w: Workload) -> Support {
+    match w {
+        Workload::CursorNext | Workload::CursorPrev => Err(NO_CURSOR),
+        _ => Ok(()),
+    }
+}
 
 /// `BTreeMap<start, (end, value)>`.
 #[derive(Clone, Default)]
@@ -65,6 +78,44 @@ impl RangeMapUnderTest for BTreeRangeMap {
         for (&s, &(e, v)) in &self.map {
             f(s, e, v);
         }
+    }
+
+    #[inline]
+    fn for_each_rev(&self, mut f: impl FnMut(u64, u64, u64)) {
+        for (&s, &(e, v)) in self.map.iter().rev() {
+            f(s, e, v);
+        }
+    }
+
+    #[inline]
+    fn for_each_overlapping(&self, first: u64, last: u64, mut f: impl FnMut(u64, u64, u64)) {
+        // The entry that starts before `first` may reach into the range.
+        if let Some((&s, &(e, v))) = self.map.range(..first).next_back() {
+            if e >= first {
+                f(s, e, v);
+            }
+        }
+        for (&s, &(e, v)) in self.map.range(first..=last) {
+            f(s, e, v);
+        }
+    }
+
+    #[inline]
+    fn for_each_mut(&mut self, mut f: impl FnMut(u64, u64, &mut u64)) {
+        for (&s, (e, v)) in self.map.iter_mut() {
+            f(s, *e, v);
+        }
+    }
+
+    #[inline]
+    fn into_each(self, mut f: impl FnMut(u64, u64, u64)) {
+        for (s, (e, v)) in self.map {
+            f(s, e, v);
+        }
+    }
+
+    fn cursor_walk(&self, _dir: Dir, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NO_CURSOR}")
     }
 
     fn dup(&self) -> Self {

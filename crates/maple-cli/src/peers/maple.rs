@@ -35,6 +35,53 @@ impl RangeMapUnderTest for Maple {
             f(*r.start(), *r.end(), v);
         }
     }
+    #[inline]
+    fn for_each_rev(&self, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, &v) in self.0.iter().rev() {
+            f(*r.start(), *r.end(), v);
+        }
+    }
+    #[inline]
+    fn for_each_overlapping(&self, first: u64, last: u64, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, &v) in self.0.range(first..=last) {
+            f(*r.start(), *r.end(), v);
+        }
+    }
+    #[inline]
+    fn for_each_mut(&mut self, mut f: impl FnMut(u64, u64, &mut u64)) {
+        for (r, v) in self.0.iter_mut() {
+            f(*r.start(), *r.end(), v);
+        }
+    }
+    #[inline]
+    fn into_each(self, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, v) in self.0 {
+            f(*r.start(), *r.end(), v);
+        }
+    }
+    #[inline]
+    fn cursor_walk(&self, dir: Dir, mut f: impl FnMut(u64, u64, u64)) {
+        match dir {
+            Dir::Fwd => {
+                let mut c = self.0.cursor(0);
+                if let Some((r, &v)) = c.key_value() {
+                    f(*r.start(), *r.end(), v);
+                }
+                while let Some((r, &v)) = c.next_entry() {
+                    f(*r.start(), *r.end(), v);
+                }
+            }
+            Dir::Rev => {
+                let mut c = self.0.cursor(u64::MAX);
+                if let Some((r, &v)) = c.key_value() {
+                    f(*r.start(), *r.end(), v);
+                }
+                while let Some((r, &v)) = c.prev_entry() {
+                    f(*r.start(), *r.end(), v);
+                }
+            }
+        }
+    }
     fn dup(&self) -> Self {
         Maple(self.0.clone())
     }
@@ -87,6 +134,26 @@ impl RangeMapUnderTest for MapleNoAppend {
     #[inline]
     fn for_each(&self, f: impl FnMut(u64, u64, u64)) {
         self.0.for_each(f)
+    }
+    #[inline]
+    fn for_each_rev(&self, f: impl FnMut(u64, u64, u64)) {
+        self.0.for_each_rev(f)
+    }
+    #[inline]
+    fn for_each_overlapping(&self, first: u64, last: u64, f: impl FnMut(u64, u64, u64)) {
+        self.0.for_each_overlapping(first, last, f)
+    }
+    #[inline]
+    fn for_each_mut(&mut self, f: impl FnMut(u64, u64, &mut u64)) {
+        self.0.for_each_mut(f)
+    }
+    #[inline]
+    fn into_each(self, f: impl FnMut(u64, u64, u64)) {
+        self.0.into_each(f)
+    }
+    #[inline]
+    fn cursor_walk(&self, dir: Dir, f: impl FnMut(u64, u64, u64)) {
+        self.0.cursor_walk(dir, f)
     }
     fn dup(&self) -> Self {
         MapleNoAppend(self.0.dup())

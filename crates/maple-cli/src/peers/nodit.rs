@@ -9,6 +9,17 @@ use nodit::{Interval, NoditMap};
 
 use super::gap_scan::last_fit;
 use crate::range_map::{Dir, RangeMapUnderTest};
+use crate::workloads::{Support, Workload};
+
+const NO_CURSOR: &str = "nodit has no cursor";
+
+/// Which workloads it runs: all but the cursor workloads.
+pub fn support(w: Workload) -> Support {
+    match w {
+        Workload::CursorNext | Workload::CursorPrev => Err(NO_CURSOR),
+        _ => Ok(()),
+    }
+}
 
 /// `NoditMap<u64, Interval<u64>, u64>`.
 #[derive(Clone)]
@@ -51,6 +62,38 @@ impl RangeMapUnderTest for Nodit {
         for (k, &v) in self.map.iter() {
             f(*k.start(), *k.end(), v);
         }
+    }
+
+    #[inline]
+    fn for_each_rev(&self, mut f: impl FnMut(u64, u64, u64)) {
+        for (k, &v) in self.map.iter().rev() {
+            f(*k.start(), *k.end(), v);
+        }
+    }
+
+    #[inline]
+    fn for_each_overlapping(&self, first: u64, last: u64, mut f: impl FnMut(u64, u64, u64)) {
+        for (k, &v) in self.map.overlapping(&ii(first, last)) {
+            f(*k.start(), *k.end(), v);
+        }
+    }
+
+    #[inline]
+    fn for_each_mut(&mut self, mut f: impl FnMut(u64, u64, &mut u64)) {
+        for (k, v) in self.map.iter_mut() {
+            f(*k.start(), *k.end(), v);
+        }
+    }
+
+    #[inline]
+    fn into_each(self, mut f: impl FnMut(u64, u64, u64)) {
+        for (k, v) in self.map {
+            f(*k.start(), *k.end(), v);
+        }
+    }
+
+    fn cursor_walk(&self, _dir: Dir, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NO_CURSOR}")
     }
 
     fn dup(&self) -> Self {

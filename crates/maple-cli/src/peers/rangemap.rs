@@ -26,10 +26,22 @@ use super::gap_scan::last_fit;
 use crate::bodies;
 use crate::range_map::{Dir, RangeMapUnderTest};
 use crate::rep::Rep;
-use crate::workloads::{Case, Workload};
+use crate::workloads::{Case, Support, Workload};
 
 pub const ABOUT: &str = "rangemap::RangeInclusiveMap<u64, V>; V = u64, or (value, store serial) \
      in overwrite so that rangemap never merges adjacent equal values";
+
+const NO_ITER_MUT: &str = "rangemap hands out no mutable access to values (no iter_mut or get_mut)";
+const NO_CURSOR: &str = "rangemap has no cursor";
+
+/// Which workloads it runs: all but `iter_mut` and the cursor workloads.
+pub fn support(w: Workload) -> Support {
+    match w {
+        Workload::IterMut => Err(NO_ITER_MUT),
+        Workload::CursorNext | Workload::CursorPrev => Err(NO_CURSOR),
+        _ => Ok(()),
+    }
+}
 
 /// Runs `case` with the value type that keeps rangemap from merging.
 pub fn run(case: &Case) -> Rep {
@@ -118,6 +130,35 @@ impl<V: Value> RangeMapUnderTest for RangeMap<V> {
         for (r, v) in self.map.iter() {
             f(*r.start(), *r.end(), v.value());
         }
+    }
+
+    #[inline]
+    fn for_each_rev(&self, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, v) in self.map.iter().rev() {
+            f(*r.start(), *r.end(), v.value());
+        }
+    }
+
+    #[inline]
+    fn for_each_overlapping(&self, first: u64, last: u64, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, v) in self.map.overlapping(first..=last) {
+            f(*r.start(), *r.end(), v.value());
+        }
+    }
+
+    fn for_each_mut(&mut self, _f: impl FnMut(u64, u64, &mut u64)) {
+        unreachable!("{NO_ITER_MUT}")
+    }
+
+    #[inline]
+    fn into_each(self, mut f: impl FnMut(u64, u64, u64)) {
+        for (r, v) in self.map {
+            f(*r.start(), *r.end(), v.value());
+        }
+    }
+
+    fn cursor_walk(&self, _dir: Dir, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NO_CURSOR}")
     }
 
     fn dup(&self) -> Self {

@@ -78,6 +78,26 @@ impl RangeMapUnderTest for VmAllocator {
         unreachable!("{NOT_A_MAP}")
     }
 
+    fn for_each_rev(&self, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NOT_A_MAP}")
+    }
+
+    fn for_each_overlapping(&self, _first: u64, _last: u64, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NOT_A_MAP}")
+    }
+
+    fn for_each_mut(&mut self, _f: impl FnMut(u64, u64, &mut u64)) {
+        unreachable!("{NOT_A_MAP}")
+    }
+
+    fn into_each(self, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NOT_A_MAP}")
+    }
+
+    fn cursor_walk(&self, _dir: Dir, _f: impl FnMut(u64, u64, u64)) {
+        unreachable!("{NOT_A_MAP}")
+    }
+
     fn len(&self) -> usize {
         self.entries
     }
