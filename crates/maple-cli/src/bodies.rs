@@ -67,13 +67,7 @@ fn seq_store<P: RangeMapUnderTest>(n: u64) -> Rep {
     let mut t = P::new_regular();
     let (elapsed, ()) = timed_part(|| seq_fill(&mut t, n));
     let (node_bytes, entries) = bytes_snapshot(&t);
-    Rep {
-        elapsed,
-        checksum: checksum(&t),
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, checksum(&t), (node_bytes, entries))
 }
 
 fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
@@ -85,13 +79,7 @@ fn rand_store<P: RangeMapUnderTest>(n: u64) -> Rep {
         }
     });
     let (node_bytes, entries) = bytes_snapshot(&t);
-    Rep {
-        elapsed,
-        checksum: checksum(&t),
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, checksum(&t), (node_bytes, entries))
 }
 
 fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
@@ -110,13 +98,7 @@ fn load<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         }
         sum
     });
-    Rep {
-        elapsed,
-        checksum: sum,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, sum, (node_bytes, entries))
 }
 
 fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
@@ -132,13 +114,7 @@ fn iter<P: RangeMapUnderTest>(n: u64) -> Rep {
         }
         last
     });
-    Rep {
-        elapsed,
-        checksum: last,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, last, (node_bytes, entries))
 }
 
 /// How a pass of [`passes`] walks the entries.
@@ -169,13 +145,7 @@ fn passes<P: RangeMapUnderTest>(n: u64, walk: Walk) -> Rep {
         }
         last
     });
-    Rep {
-        elapsed,
-        checksum: last,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, last, (node_bytes, entries))
 }
 
 /// `range`: `seq_store(N)`, reset; Q windows of W = min(100, N) entries, each
@@ -197,13 +167,7 @@ fn range<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
         }
         sum
     });
-    Rep {
-        elapsed,
-        checksum: sum,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, sum, (node_bytes, entries))
 }
 
 /// `iter_mut`: `seq_store(N)`, then ten passes, each adding 1 to every value
@@ -224,13 +188,7 @@ fn iter_mut<P: RangeMapUnderTest>(n: u64) -> Rep {
         }
         last
     });
-    Rep {
-        elapsed,
-        checksum: last,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, last, (node_bytes, entries))
 }
 
 /// `into_iter`: ten maps built by `seq_store(N)` (untimed), then each consumed
@@ -253,13 +211,7 @@ fn into_iter<P: RangeMapUnderTest>(n: u64) -> Rep {
         }
         last
     });
-    Rep {
-        elapsed,
-        checksum: last,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, last, (node_bytes, entries))
 }
 
 fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
@@ -272,13 +224,7 @@ fn erase<P: RangeMapUnderTest>(n: u64) -> Rep {
             t.erase(16 * i + 3);
         }
     });
-    Rep {
-        elapsed,
-        checksum: t.len() as u64,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, t.len() as u64, (node_bytes, entries))
 }
 
 fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
@@ -294,13 +240,7 @@ fn overwrite<P: RangeMapUnderTest>(n: u64, q: u64) -> Rep {
             t.store(a, a + len - 1, k + 1);
         }
     });
-    Rep {
-        elapsed,
-        checksum: checksum(&t),
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, checksum(&t), (node_bytes, entries))
 }
 
 /// `dup` and `rebuild`: R copies of an allocation tree made by `seq_store(N)`;
@@ -319,13 +259,7 @@ fn copies<P: RangeMapUnderTest>(n: u64, copy: impl Fn(&P) -> P) -> Rep {
     let sum = checksum(&out[0]);
     assert_eq!(checksum(&out[r - 1]), sum, "the copies differ");
     drop(out);
-    Rep {
-        elapsed,
-        checksum: sum,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, sum, (node_bytes, entries))
 }
 
 /// The four gap workloads: setup, then Q queries continuing the random stream.
@@ -375,11 +309,5 @@ fn gaps<P: RangeMapUnderTest>(w: Workload, n: u64, q: u64) -> Rep {
             elapsed
         }
     };
-    Rep {
-        elapsed,
-        checksum: sum,
-        node_bytes,
-        entries,
-        shared: None,
-    }
+    Rep::with_nodes(elapsed, sum, (node_bytes, entries))
 }

@@ -46,4 +46,20 @@ impl Rep {
             shared: None,
         }
     }
+
+    /// A repetition that also measured the node bytes of what it built
+    /// (`bodies::bytes_snapshot`'s pair).
+    pub fn with_nodes(
+        elapsed: Duration,
+        checksum: u64,
+        (node_bytes, entries): (Option<usize>, usize),
+    ) -> Rep {
+        Rep {
+            elapsed,
+            checksum,
+            node_bytes,
+            entries,
+            shared: None,
+        }
+    }
 }
