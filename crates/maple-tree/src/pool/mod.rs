@@ -101,6 +101,12 @@ impl NodePool {
         self.live as usize
     }
 
+    /// Chunks held.
+    #[cfg(test)]
+    pub(crate) fn chunk_count(&self) -> usize {
+        self.chunks.iter().count()
+    }
+
     /// Bytes held from the system.
     pub(crate) fn reserved_bytes(&self) -> usize {
         self.chunks

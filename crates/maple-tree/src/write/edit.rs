@@ -22,12 +22,17 @@
 //! the parent then only needs its child pointer (and gap) updated. At the top
 //! the root may grow a level or, left with one child, shrink.
 //!
-//! Nodes whose contents were copied out are kept in a `Retired` list and
-//! given back only after the nodes that replace them are linked (so the
-//! tree can be walked and dropped at every moment); the pool then hands the
-//! same memory to the next store's allocations while it is in cache.
+//! In a plain tree, the first node packed at each level goes into the old
+//! node it replaces (the one the left path passes through), written once
+//! the new nodes are linked (`in_place.rs`). Every other node whose
+//! contents were copied out is kept in a `Retired` list and given back only
+//! after the nodes that replace it are linked (so the tree never points at
+//! a freed node); the pool then hands the same memory to the next store's
+//! allocations while it is in cache. In RCU mode nothing is written in
+//! place: readers may be inside the old nodes.
 
 use super::content::{slot_item, Content};
+use super::in_place::InPlace;
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
 use super::retired::Retired;
 use crate::displaced::Displace;
@@ -55,9 +60,11 @@ impl<V> MapleTree<V> {
         D: Displace<V>,
     {
         let height = self.height();
+        let plain = !self.in_rcu_mode();
         // The nodes this store replaces stay as they are until the new ones
         // are linked.
         let mut retired = Retired::new();
+        let mut in_place = InPlace::new();
         #[cfg(debug_assertions)]
         let live_before = self.pool().live();
         let mut rp = Path::new();
@@ -126,31 +133,47 @@ impl<V> MapleTree<V> {
         }
 
         let internal = self.internal_kind();
-        let mut out = [Packed {
-            node: NodePtr::DANGLING,
-            max: 0,
-            gap: 0,
-        }; MAX_PACKED];
+        let mut out = [Packed::NONE; MAX_PACKED];
+        // The levels above the leaves are packed from `up`, so that `c`
+        // keeps the leaf contents until the old leaf is written (`in_place`).
+        let mut up = Content::new(0);
         let mut h = 0;
         loop {
+            let cur = if h == 0 { &mut c } else { &mut up };
             let kind = if h == 0 { Kind::Leaf } else { internal };
             let top = h + 1 == height;
             let mut single = lp.lv[h].node == rp.lv[h].node;
-            if !top && c.len < kind.min_slots() && c.max() < u64::MAX {
-                if !self.widen_left(lp, &rp, h, &mut c, &mut retired) {
-                    self.widen_right(lp, &mut rp, h, &mut c, &mut retired);
+            if !top && cur.len < kind.min_slots() && cur.max() < u64::MAX {
+                if !self.widen_left(lp, &rp, h, cur, &mut retired) {
+                    self.widen_right(lp, &mut rp, h, cur, &mut retired);
                 }
                 single = false;
                 self.count_path(|p| &mut p.rebalance);
             }
-            let n = pack(&c, kind, self.is_alloc(), self.pool_mut(), &mut out);
+            let reuse = plain.then(|| lp.lv[h].node);
+            let n = pack(cur, kind, self.is_alloc(), self.pool_mut(), &mut out, reuse);
+            if let Some(node) = reuse {
+                // Not freed after all: it takes the first packed node.
+                retired.take_back(node);
+                if h == 0 {
+                    in_place.leaf(node, out[0].len);
+                } else {
+                    in_place.upper(node, cur, out[0].len);
+                }
+            }
             if n > 1 {
                 self.count_path(|p| &mut p.split);
             } else if h == 0 && single {
                 self.count_path(|p| &mut p.node_rewrite);
             }
             if top {
+                // A single top node becomes the root, which `set_root` reads;
+                // more get a new root above them, which may fail, first.
+                if n == 1 {
+                    in_place.write(&c);
+                }
                 self.set_root(&out[..n], h, &mut retired);
+                in_place.write(&c);
                 #[cfg(debug_assertions)]
                 self.check_taken(live_before, height);
                 // SAFETY: the new root is installed; nothing links the
@@ -164,6 +187,7 @@ impl<V> MapleTree<V> {
                 if self.is_alloc() {
                     self.update_gaps(lp, h + 1, out[0].gap);
                 }
+                in_place.write(&c);
                 #[cfg(debug_assertions)]
                 self.check_taken(live_before, height);
                 // SAFETY: the new node is linked in place of the old
@@ -176,6 +200,7 @@ impl<V> MapleTree<V> {
                 && self.may_splice_parent()
                 && self.splice_children(lp, h + 1, pr.idx, &out[..n])
             {
+                in_place.write(&c);
                 #[cfg(debug_assertions)]
                 self.check_taken(live_before, height);
                 // SAFETY: the new nodes are linked in the parent in place of
@@ -184,13 +209,13 @@ impl<V> MapleTree<V> {
                 unsafe { self.release(&retired) };
                 return h + 1;
             }
-            c.reset(pl.min);
-            c.push_slots(pl.node, 0, pl.idx, pl.max);
+            up.reset(pl.min);
+            up.push_slots(pl.node, 0, pl.idx, pl.max);
             for p in &out[..n] {
-                c.push_child(p.max, p.node, p.gap);
+                up.push_child(p.max, p.node, p.gap);
             }
-            c.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
-            // Its slots were copied into `c`; the packed nodes
+            up.push_slots(pr.node, pr.idx + 1, pr.node.count(), pr.max);
+            // Its slots were copied into `up`; the packed nodes
             // replace it.
             retired.push(pl.node);
             if pr.node != pl.node {
@@ -294,17 +319,14 @@ impl<V> MapleTree<V> {
             for p in out {
                 c.push_child(p.max, p.node, p.gap);
             }
-            let mut top = [Packed {
-                node: NodePtr::DANGLING,
-                max: 0,
-                gap: 0,
-            }; MAX_PACKED];
+            let mut top = [Packed::NONE; MAX_PACKED];
             let n = pack(
                 &c,
                 self.internal_kind(),
                 self.is_alloc(),
                 self.pool_mut(),
                 &mut top,
+                None,
             );
             debug_assert_eq!(n, 1);
             self.set_top(Some(top[0].node), h + 2);

@@ -39,6 +39,7 @@ mod bulk;
 mod content;
 mod edit;
 mod fast;
+mod in_place;
 mod pack;
 mod plan;
 mod retired;

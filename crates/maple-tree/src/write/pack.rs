@@ -4,12 +4,23 @@ use super::content::{Content, Item};
 use crate::node::{word_child, Kind, NodePtr, ARANGE_SLOTS};
 use crate::pool::NodePool;
 
-/// A node made by [`pack`]: where it ends and its largest gap.
+/// A node made by [`pack`]: where it ends, its largest gap, and how many of
+/// the contents' items it holds.
 #[derive(Clone, Copy)]
 pub(crate) struct Packed {
     pub(crate) node: NodePtr,
     pub(crate) max: u64,
     pub(crate) gap: u64,
+    pub(crate) len: usize,
+}
+
+impl Packed {
+    pub(crate) const NONE: Packed = Packed {
+        node: NodePtr::DANGLING,
+        max: 0,
+        gap: 0,
+        len: 0,
+    };
 }
 
 /// At most this many nodes come out of one level (see `CONTENT_CAP`).
@@ -20,12 +31,17 @@ pub(crate) const MAX_PACKED: usize = 5;
 /// are filled completely from the left, so that sequential stores leave full
 /// nodes behind them; elsewhere the items are shared out evenly, which keeps
 /// every node above its minimum.
+///
+/// With `reuse`, the first node is that one (an old node of `kind` whose
+/// contents were copied into `c`), left as it is: the caller writes
+/// `c.items()[..out[0].len]` into it later (`in_place.rs`).
 pub(crate) fn pack(
     c: &Content,
     kind: Kind,
     track_gaps: bool,
     pool: &mut NodePool,
     out: &mut [Packed; MAX_PACKED],
+    reuse: Option<NodePtr>,
 ) -> usize {
     let cap = kind.capacity();
     let k = c.len;
@@ -42,10 +58,20 @@ pub(crate) fn pack(
             base + (j < extra) as usize
         };
         let items = &c.items()[from..from + size];
-        let node = pool.alloc_or_abort(kind);
-        let gap = fill(node, items, min, track_gaps);
+        let (node, gap) = match reuse {
+            Some(node) if j == 0 => (node, items_gap(items, min, kind, track_gaps)),
+            _ => {
+                let node = pool.alloc_or_abort(kind);
+                (node, fill(node, items, min, track_gaps))
+            }
+        };
         let max = items[size - 1].end;
-        *slot = Packed { node, max, gap };
+        *slot = Packed {
+            node,
+            max,
+            gap,
+            len: size,
+        };
         from += size;
         min = max.wrapping_add(1);
     }
@@ -53,8 +79,9 @@ pub(crate) fn pack(
     n
 }
 
-/// Writes `items` into the fresh `node` (starting at `min`); returns its
-/// largest gap when gaps are tracked (0 otherwise).
+/// Writes `items` into `node` (starting at `min`); returns its largest gap
+/// when gaps are tracked (0 otherwise). An allocation tree's internal node
+/// gets its children's gaps either way.
 pub(crate) fn fill(node: NodePtr, items: &[Item], min: u64, track_gaps: bool) -> u64 {
     let last = items.len() - 1;
     let kind = node.kind();
@@ -97,6 +124,16 @@ pub(crate) fn fill(node: NodePtr, items: &[Item], min: u64, track_gaps: bool) ->
             gap
         }
         Kind::Range => 0,
+    }
+}
+
+/// The largest gap a node holding `items` (from `min`) would have, as
+/// [`fill`] returns it, without writing the node.
+fn items_gap(items: &[Item], min: u64, kind: Kind, track_gaps: bool) -> u64 {
+    match kind {
+        Kind::Leaf if track_gaps => Content::leaf_gap(items, min),
+        Kind::Leaf | Kind::Range => 0,
+        Kind::ARange => items.iter().map(|item| item.aux).max().unwrap_or(0),
     }
 }
 

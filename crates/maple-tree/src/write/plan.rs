@@ -68,7 +68,9 @@ impl Plan {
     /// A rebuild packs each level's new contents into at most `MAX_PACKED`
     /// nodes (`pack`) and, when the top level packs into more than one,
     /// adds one new root above them. It frees the nodes it replaces only
-    /// after the new ones are linked, so it cannot reuse them.
+    /// after the new ones are linked, so it cannot take them again; in a
+    /// plain tree it writes one node per level in place, which only lowers
+    /// the count.
     ///
     /// Debug builds check every store against it.
     #[cfg(debug_assertions)]

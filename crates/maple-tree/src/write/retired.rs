@@ -2,9 +2,10 @@
 //! are linked.
 //!
 //! A rebuild first builds and links its new nodes, then gives back the old
-//! ones. Until the link, the tree still points at the old nodes, so they
-//! must stay intact: if anything stopped the store half way, the tree would
-//! still be one that can be walked and dropped.
+//! ones: the tree never points at a freed node, and a node freed is never
+//! written again by the store that freed it. (In a plain tree, one old node
+//! per level is rewritten in place instead and never retired; see
+//! `edit.rs`.)
 
 use crate::node::NodePtr;
 use crate::teardown::{Teardown, Visit};
@@ -32,6 +33,16 @@ impl Retired {
     #[inline]
     pub(super) fn push(&mut self, node: NodePtr) {
         self.nodes.push(node);
+    }
+
+    /// Takes `node` off the list again: the store reuses it after all.
+    #[inline]
+    pub(super) fn take_back(&mut self, node: NodePtr) {
+        let at = self.nodes.iter().rposition(|&n| n == node);
+        debug_assert!(at.is_some(), "a node taken back was not retired");
+        if let Some(at) = at {
+            self.nodes.swap_remove(at);
+        }
     }
 
     pub(super) fn push_subtree(&mut self, root: NodePtr) {

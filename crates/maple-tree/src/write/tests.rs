@@ -34,6 +34,32 @@ fn sequential_stores_take_the_append_path() {
 }
 
 #[test]
+fn sequential_stores_lay_their_leaves_out_in_key_order() {
+    // A split writes its first half into the leaf it splits and a rebuilt
+    // parent into the old parent, so nothing is freed and taken again: the
+    // leaves follow each other in memory as in key order, except where a
+    // new chunk starts (chunks come from the system allocator).
+    for alloc in [false, true] {
+        let t = seq(if cfg!(miri) { 400 } else { 20_000 }, alloc, true);
+        let mut leaves = Vec::new();
+        let mut stack = vec![t.root().unwrap()];
+        while let Some(node) = stack.pop() {
+            if node.is_leaf() {
+                leaves.push(node.as_raw().as_ptr().addr());
+            } else {
+                stack.extend((0..node.count()).rev().map(|i| node.child(i)));
+            }
+        }
+        let backwards = leaves.windows(2).filter(|w| w[1] < w[0]).count();
+        assert!(
+            backwards < t.pool().chunk_count(),
+            "{backwards} of {} leaves lie before the one left of them",
+            leaves.len()
+        );
+    }
+}
+
+#[test]
 fn without_the_append_path_the_same_stores_rewrite_nodes() {
     let with = seq(1000, true, true);
     let without = seq(1000, true, false);
