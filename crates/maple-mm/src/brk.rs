@@ -22,7 +22,8 @@ impl AddressSpace {
     ///   (`VM_READ | VM_WRITE | VM_MAY* | VM_ACCOUNT`, anonymous private,
     ///   offset `addr >> PAGE_SHIFT`) is extended when it ends at the old
     ///   break and is compatible, else a new VMA is made (never merged with
-    ///   a VMA below `start_brk`).
+    ///   a VMA below `start_brk`); after `mlockall(MCL_FUTURE)` the growth
+    ///   is locked (`mm->def_flags`) and populated.
     ///
     /// ```
     /// use maple_mm::{AddressSpace, PAGE_SIZE};
@@ -79,7 +80,9 @@ impl Inner {
         if self.vmas.len() > self.cfg.max_map_count {
             return orig;
         }
-        let flags = VmFlags::READ | VmFlags::WRITE | VmFlags::MAY_RWX | VmFlags::ACCOUNT;
+        // do_brk_flags: VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT | mm->def_flags.
+        let flags =
+            VmFlags::READ | VmFlags::WRITE | VmFlags::MAY_RWX | VmFlags::ACCOUNT | self.def_flags;
         let new = Vma {
             start: oldbrk,
             end: newbrk,
@@ -112,6 +115,10 @@ impl Inner {
         };
         self.commit(phys, plan);
         self.brk = brk;
+        // sys_brk: growth under mlockall(MCL_FUTURE) is populated.
+        if self.def_flags.contains(VmFlags::LOCKED) {
+            self.mm_populate(phys, oldbrk, newbrk);
+        }
         brk
     }
 }

@@ -10,7 +10,9 @@
 //!   `MAP_GROWSDOWN`, shared / private, anonymous / file),
 //!   [`munmap`](AddressSpace::munmap), [`mprotect`](AddressSpace::mprotect),
 //!   [`mremap`](AddressSpace::mremap), [`brk`](AddressSpace::brk) and
-//!   [`madvise`](AddressSpace::madvise); VMAs split at boundaries and merge
+//!   [`madvise`](AddressSpace::madvise), the memory locks
+//!   ([`mlock`](AddressSpace::mlock) and friends), System V shared memory
+//!   ([`shmat`](AddressSpace::shmat), [`shmdt`](AddressSpace::shmdt)); VMAs split at boundaries and merge
 //!   by the kernel's rules; `max_map_count` enforced; a failed call
 //!   changes only what Linux changes before failing (see below), and
 //!   nothing panics;
@@ -69,7 +71,17 @@
 //!   none and the other's chain is singular — not so for a VMA inherited at
 //!   fork with pages ([`Vma::anon_vma_inherited`]), so a new mapping next to
 //!   it in the child stays a VMA of its own. Special mappings never merge.
-//! - **Fork**: `VM_LOCKED` is not inherited (`dup_mmap`).
+//! - **Memory locks**: [`mlock`](AddressSpace::mlock) /
+//!   [`mlock2`](AddressSpace::mlock2) (`MLOCK_ONFAULT`),
+//!   [`munlock`](AddressSpace::munlock), [`mlockall`](AddressSpace::mlockall)
+//!   (`MCL_CURRENT`, `MCL_FUTURE`: `mm->def_flags`, `MCL_ONFAULT`) and
+//!   [`munlockall`](AddressSpace::munlockall) set and clear `VM_LOCKED` /
+//!   `VM_LOCKONFAULT` with the splits and merges of `mlock_fixup`, skip
+//!   `VM_SPECIAL` VMAs, fail at holes like `mprotect`, and populate what is
+//!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK` is assumed
+//!   unlimited (tests in `tests/mlock.rs`).
+//! - **Fork**: `VM_LOCKED` and `VM_LOCKONFAULT` are not inherited
+//!   (`dup_mmap`), nor is `mlockall(MCL_FUTURE)` (`mm_init`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
 //!   `[vsyscall]` gate page with the kernel's flags
 //!   ([`AddressSpace::map_special`]); they cannot be split (`EINVAL`) nor
@@ -146,6 +158,7 @@ mod guard;
 mod layout;
 mod madvise;
 mod memory;
+mod mlock;
 mod mmap;
 mod mprotect;
 mod mremap;
@@ -165,6 +178,7 @@ pub use error::{Errno, Fault, FaultKind};
 pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
+pub use mlock::{MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT, MLOCK_ONFAULT};
 pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
