@@ -93,7 +93,8 @@ impl AddressSpace {
                         format!("shared anonymous VMA without an object: {:?}", v),
                     )
                 }
-                Backing::Shm(_) if !shared => {
+                // (a read-only System V attachment has VM_MAYSHARE only)
+                Backing::Shm(_) if !v.flags.contains(VmFlags::MAYSHARE) => {
                     return err(
                         "vma flags",
                         format!("private VMA on a shared object: {:?}", v),

@@ -127,7 +127,11 @@ impl Layout {
                     return Err(format!("VMA {v:?} is empty, reversed or not page aligned"));
                 }
                 if let Backing::Shm(id) = &mut v.backing {
-                    *id = *shm.entry(*id).or_insert_with(|| phys.cache.new_shm());
+                    *id = match v.sysv {
+                        // A System V segment: its object by shmid.
+                        Some(a) => phys.cache.sysv_segment(a.seg.shmid),
+                        None => *shm.entry(*id).or_insert_with(|| phys.cache.new_shm()),
+                    };
                 }
                 if let Some(id) = &mut v.anon {
                     *id = *anon.entry(*id).or_insert_with(AnonId::fresh);

@@ -168,6 +168,7 @@ mod pkeys;
 mod placement;
 pub mod procmaps;
 mod range;
+mod shm;
 mod space;
 mod special;
 mod vma;
@@ -180,6 +181,7 @@ pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
 pub use mlock::{MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT, MLOCK_ONFAULT};
 pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
+pub use shm::{SysvShm, SHM_EXEC, SHM_RDONLY, SHM_REMAP, SHM_RND};
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 

@@ -35,6 +35,9 @@ pub(crate) struct PageCache {
     pages: BTreeMap<(Obj, u64), FrameId>,
     shm_refs: HashMap<ShmId, usize>,
     next_shm: u64,
+    /// System V segments by shmid: their page objects, each holding one
+    /// reference of its own (the segment outlives its attachments).
+    sysv: HashMap<i32, ShmId>,
 }
 
 impl PageCache {
@@ -81,6 +84,18 @@ impl PageCache {
     pub(crate) fn new_shm(&mut self) -> ShmId {
         self.next_shm += 1;
         ShmId(self.next_shm)
+    }
+
+    /// The page object of System V segment `shmid`, made (with the
+    /// segment's own reference) on first use.
+    pub(crate) fn sysv_segment(&mut self, shmid: i32) -> ShmId {
+        if let Some(&id) = self.sysv.get(&shmid) {
+            return id;
+        }
+        let id = self.new_shm();
+        self.shm_get(id);
+        self.sysv.insert(shmid, id);
+        id
     }
 
     /// One more VMA maps the object.

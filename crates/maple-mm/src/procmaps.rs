@@ -29,6 +29,7 @@ use std::fmt;
 use crate::config::{Config, PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::VmFlags;
 use crate::memory::Memory;
+use crate::shm::{SysvAttach, SysvShm};
 use crate::space::AddressSpace;
 use crate::vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
 
@@ -412,6 +413,7 @@ impl ProcImage {
         let mut start_stack = None;
         let mut heap = None;
         let mut shms: HashMap<u64, ShmId> = HashMap::new();
+        let sysv = sysv_attachments(lines);
         let mut prev_end = 0;
         {
             let mut phys = mem.lock();
@@ -469,6 +471,10 @@ impl ProcImage {
                         );
                         Backing::File(id)
                     }
+                    MapsKind::SharedAnon if sysv[i].is_some() => {
+                        let shmid = sysv[i].map_or(0, |a| a.seg.shmid);
+                        Backing::Shm(phys.cache.sysv_segment(shmid))
+                    }
                     MapsKind::SharedAnon => {
                         let id = *shms.entry(m.inode).or_insert_with(|| phys.cache.new_shm());
                         files.set_shm_name(id, &m.name, m.inode);
@@ -495,6 +501,7 @@ impl ProcImage {
                     vm_file,
                     anon,
                     anon_inherited: false,
+                    sysv: sysv[i],
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }
@@ -524,6 +531,45 @@ impl ProcImage {
         }
         s
     }
+}
+
+/// The System V attachment of each maps line (`/SYSV<key> (deleted)`, the
+/// shmid as inode): a line continuing the one before (adjacent, same
+/// segment, contiguous offsets) is the same attachment, any other a new
+/// one; a segment's size is taken as the extent of its longest attachment
+/// (the maps text does not show `shm_segsz`).
+fn sysv_attachments(lines: &[MapsLine]) -> Vec<Option<SysvAttach>> {
+    let mut out: Vec<Option<SysvAttach>> = Vec::with_capacity(lines.len());
+    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    for (i, m) in lines.iter().enumerate() {
+        let Some(key) = SysvShm::key_of_maps_name(&m.name) else {
+            out.push(None);
+            continue;
+        };
+        let extent = m.offset + (m.end - m.start);
+        let size = sizes.entry(m.inode).or_insert(0);
+        *size = (*size).max(extent);
+        let prev = i.checked_sub(1).map(|p| (&lines[p], out[p]));
+        let attach = match prev {
+            Some((p, Some(a)))
+                if p.end == m.start
+                    && p.inode == m.inode
+                    && p.offset + (p.end - p.start) == m.offset =>
+            {
+                a
+            }
+            _ => SysvAttach::new(SysvShm {
+                shmid: m.inode as i32,
+                key,
+                size: 0,
+            }),
+        };
+        out.push(Some(attach));
+    }
+    for a in out.iter_mut().flatten() {
+        a.seg.size = sizes.get(&(a.seg.shmid as u64)).copied().unwrap_or(0);
+    }
+    out
 }
 
 /// The flags a maps line stands for when no `VmFlags` are known.
@@ -572,6 +618,15 @@ pub fn maps_lines(
                 let (dev, inode) = files.identity(id);
                 let name = files.name(id).unwrap_or("").to_string();
                 (v.pgoff() << PAGE_SHIFT, dev, inode, name)
+            }
+            Backing::Shm(_) if v.sysv_shm().is_some() => {
+                let seg = v.sysv_shm().unwrap_or_default();
+                (
+                    v.pgoff() << PAGE_SHIFT,
+                    (0, 1),
+                    seg.shmid as u64,
+                    seg.maps_name(),
+                )
             }
             Backing::Shm(id) => {
                 let (name, inode) = files

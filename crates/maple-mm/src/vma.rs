@@ -230,6 +230,10 @@ pub struct Vma {
     /// shared with the parent's anon_vma.
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) anon_inherited: bool,
+    /// The System V shared memory attachment this VMA belongs to (its
+    /// backing is then the segment's [`Backing::Shm`] object).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) sysv: Option<crate::shm::SysvAttach>,
 }
 
 impl Vma {
@@ -299,6 +303,11 @@ impl Vma {
     pub fn anon_vma_inherited(&self) -> bool {
         self.anon_inherited
     }
+    /// The System V shared memory segment, for a VMA made by
+    /// [`shmat`](crate::AddressSpace::shmat).
+    pub fn sysv_shm(&self) -> Option<crate::SysvShm> {
+        self.sysv.map(|a| a.seg)
+    }
     /// `VM_SHARED`.
     pub fn is_shared(&self) -> bool {
         self.flags.contains(VmFlags::SHARED)
@@ -341,6 +350,7 @@ impl Vma {
             && self.vm_file == o.vm_file
             && self.anon == o.anon
             && self.anon_inherited == o.anon_inherited
+            && self.sysv == o.sysv
             && self.pgoff == o.pgoff
     }
 
@@ -373,6 +383,7 @@ impl Vma {
             && !self.flags.intersects(VmFlags::SPECIAL)
             && self.backing == next.backing
             && self.vm_file == next.vm_file
+            && self.sysv == next.sysv
             && self.pgoff + self.pages() == next.pgoff
             && anon_ok
     }
@@ -401,6 +412,7 @@ impl Vma {
         self.end == next.start
             && self.backing == next.backing
             && self.vm_file == next.vm_file
+            && self.sysv == next.sysv
             && self.pgoff + self.pages() == next.pgoff
             && (self.flags.bits() ^ next.flags.bits()) & !VmFlags::ACCESS.bits() == 0
     }
@@ -444,11 +456,17 @@ pub(crate) fn perms(f: VmFlags) -> String {
 impl fmt::Display for Vma {
     /// One line of `/proc/PID/maps` (`show_map_vma`): the offset column is
     /// the file offset for file mappings, 0 otherwise; device and inode are
-    /// 00:00 and the file id; shared anonymous memory is named `/dev/zero (deleted)`.
+    /// 00:00 and the file id; shared anonymous memory is named `/dev/zero
+    /// (deleted)`, a System V segment `/SYSV<key> (deleted)` with its shmid
+    /// as the inode.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (off, ino, name) = match self.backing {
             Backing::Anon => (0, 0, String::new()),
             Backing::File(id) => (self.pgoff * PAGE_SIZE, id.0, format!("file:{}", id.0)),
+            Backing::Shm(_) if self.sysv.is_some() => {
+                let seg = self.sysv.map(|a| a.seg).unwrap_or_default();
+                (self.pgoff * PAGE_SIZE, seg.shmid as u64, seg.maps_name())
+            }
             Backing::Shm(id) => (
                 self.pgoff * PAGE_SIZE,
                 id.0,
@@ -486,6 +504,7 @@ mod tests {
             vm_file: None,
             anon: None,
             anon_inherited: false,
+            sysv: None,
         }
     }
 
@@ -589,6 +608,7 @@ mod tests {
             vm_file: Some(OpenFile::new(FileId(2))),
             anon: None,
             anon_inherited: false,
+            sysv: None,
         };
         let s = f.slice(0x13000, 0x15000);
         assert_eq!((s.start, s.end, s.pgoff), (0x13000, 0x15000, 8));
@@ -611,6 +631,7 @@ mod tests {
             vm_file: Some(OpenFile::new(FileId(9))),
             anon: None,
             anon_inherited: false,
+            sysv: None,
         };
         assert!(f
             .to_string()
