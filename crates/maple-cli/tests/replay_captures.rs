@@ -39,12 +39,11 @@ const FIGURES: [(&str, [usize; 10]); 30] = [
     // need one more VMA fail with ENOMEM (trace and final maps gzipped).
     ("mapcount", [1, 65529, 65513, 65513, 0, 0, 1, 1, 1, 1]),
     // System V shared memory (shmat: the segment's size, from shmget, is
-    // not in the trace) and mlock/mlockall (not modelled): the segment is
-    // missing from the model, so its layouts differ and two later
-    // placements miss (moved to the kernel's address). The memfd mapped
-    // shared writable is known to be open read-write, so a later read-only
-    // shared mapping of it may be mprotected writable.
-    ("memfd_shm_mlock", [3, 67, 22, 20, 0, 7, 4, 1, 3, 1]),
+    // not in the trace: it is taken from the exit snapshot) and
+    // mlock/munlock/mlockall/munlockall (splits merged back). The memfd
+    // mapped shared writable is known to be open read-write, so a later
+    // read-only shared mapping of it may be mprotected writable.
+    ("memfd_shm_mlock", [3, 74, 22, 22, 0, 0, 4, 4, 3, 3]),
     // An mremap(MREMAP_DONTUNMAP) without a fifth argument: the kernel saw
     // a garbage new_addr (EINVAL); strace does not print it, so the call is
     // not expressible (and skipped, as the kernel left the layout alone).
