@@ -10,7 +10,7 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 30] = [
+const FIGURES: [(&str, [usize; 10]); 31] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // 26 children fork and exit right after a failing call: their exit
@@ -69,6 +69,10 @@ const FIGURES: [(&str, [usize; 10]); 30] = [
     ("sh_pipeline", [4, 112, 58, 58, 0, 0, 7, 7, 4, 4]),
     // A file mapped MAP_SHARED and moved by mremap, dlopen/dlclose.
     ("shared_mremap_dlopen", [1, 42, 13, 13, 0, 0, 1, 1, 1, 1]),
+    // shmat/shmdt without shmget in the trace (each segment's size from a
+    // later snapshot), their errors, mlock/mlock2/munlock (one over a hole),
+    // mlockall(MCL_FUTURE); a child's exit snapshot after each step.
+    ("shm_mlock", [9, 43, 10, 10, 0, 0, 9, 9, 9, 9]),
     ("sqlite3", [1, 64, 15, 15, 0, 0, 1, 1, 1, 1]),
     ("static_hello", [1, 7, 1, 1, 0, 0, 1, 1, 1, 1]),
     // tar | xz -T2 (xz's threads), tar czf (gzip child).
