@@ -247,3 +247,33 @@ fn map_locked_populates() {
     assert_eq!(mm.stats().rss_pages, 3);
     check(&mm);
 }
+
+/// `mremap`: what a locked VMA gains, grown in place or moved, is populated
+/// (`mm_populate` of the new part); locked on fault it is not.
+#[test]
+fn mremap_growth_of_locked_memory_populates() {
+    let mut mm = AddressSpace::new();
+    let a = anon(&mut mm, 2 * P, Prot::RW);
+    mm.mlock(a, 2 * P).unwrap();
+    assert_eq!(mm.stats().rss_pages, 2);
+    // grown (in place or moved): the two new pages are populated
+    let b = mm
+        .mremap(a, 2 * P, 4 * P, maple_mm::RemapFlags::MAYMOVE, 0)
+        .unwrap();
+    assert!(flags_at(&mm, b).contains(LOCKED));
+    assert_eq!(mm.stats().rss_pages, 4);
+    mm.munmap(b + 4 * P, 4 * P).unwrap();
+    let grown = mm
+        .mremap(b, 4 * P, 6 * P, maple_mm::RemapFlags::EMPTY, 0)
+        .unwrap();
+    assert_eq!(grown, b, "in place");
+    assert_eq!(mm.stats().rss_pages, 6);
+    let c = anon(&mut mm, P, Prot::RW);
+    mm.mlock2(c, P, MLOCK_ONFAULT).unwrap();
+    let d = mm
+        .mremap(c, P, 3 * P, maple_mm::RemapFlags::MAYMOVE, 0)
+        .unwrap();
+    assert!(flags_at(&mm, d).contains(LOCKED | ONFAULT));
+    assert_eq!(mm.stats().rss_pages, 6);
+    check(&mm);
+}
