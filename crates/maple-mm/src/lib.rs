@@ -80,6 +80,13 @@
 //!   `VM_SPECIAL` VMAs, fail at holes like `mprotect`, and populate what is
 //!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK` is assumed
 //!   unlimited (tests in `tests/mlock.rs`).
+//! - **System V shared memory**: [`shmat`](AddressSpace::shmat) of a
+//!   caller-named [`SysvShm`] (`do_shmat`: placed like a shared file
+//!   mapping, `SHM_RND` / `SHM_REMAP` / `SHM_RDONLY` / `SHM_EXEC`, one file
+//!   per attachment so attachments never merge) and
+//!   [`shmdt`](AddressSpace::shmdt) (`ksys_shmdt`: every piece of the
+//!   attachment within the segment's size); printed `/SYSV<key> (deleted)`
+//!   with the shmid as inode (tests in `tests/shm.rs`).
 //! - **Fork**: `VM_LOCKED` and `VM_LOCKONFAULT` are not inherited
 //!   (`dup_mmap`), nor is `mlockall(MCL_FUTURE)` (`mm_init`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
@@ -88,7 +95,8 @@
 //!   grown (`EFAULT`).
 //! - **Failing calls**: errnos in the kernel's order of checks, and the
 //!   kernel's partial effects: `mprotect` changes the VMAs before a hole
-//!   or a refusing VMA and then fails; `madvise` advises every mapped part
+//!   or a refusing VMA and then fails (so do `mlock` and `munlock`);
+//!   `madvise` advises every mapped part
 //!   of a range with holes and then fails with `ENOMEM`; the other calls
 //!   change nothing when they fail.
 //!

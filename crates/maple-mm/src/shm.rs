@@ -179,7 +179,7 @@ impl Inner {
         let read_only = flags & SHM_RDONLY != 0;
         let mut prot = if read_only { Prot::READ } else { Prot::RW };
         if flags & SHM_EXEC != 0 {
-            prot = prot | Prot::EXEC;
+            prot |= Prot::EXEC;
         }
         if addr != 0 && flags & SHM_REMAP == 0 && seg.size > 0 {
             let end = addr.checked_add(seg.size).ok_or(Errno::EINVAL)?;
