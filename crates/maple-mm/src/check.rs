@@ -82,6 +82,12 @@ impl AddressSpace {
                 );
             }
             prev_end = v.end;
+            if v.sysv.is_some() && !matches!(v.backing, Backing::Shm(_)) {
+                return err(
+                    "vma backing",
+                    format!("System V attachment without its segment: {:?}", v),
+                );
+            }
             let shared = v.flags.contains(VmFlags::SHARED);
             if shared && !v.flags.contains(VmFlags::MAYSHARE) {
                 return err("vma flags", format!("shared without MAYSHARE: {:?}", v));
