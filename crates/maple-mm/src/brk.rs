@@ -23,7 +23,8 @@ impl AddressSpace {
     ///   offset `addr >> PAGE_SHIFT`) is extended when it ends at the old
     ///   break and is compatible, else a new VMA is made (never merged with
     ///   a VMA below `start_brk`); after `mlockall(MCL_FUTURE)` the growth
-    ///   is locked (`mm->def_flags`) and populated.
+    ///   is locked (`mm->def_flags`) and populated, and refused beyond
+    ///   `RLIMIT_MEMLOCK` (`mlock_future_ok`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, PAGE_SIZE};
@@ -78,6 +79,11 @@ impl Inner {
             }
         }
         if self.vmas.len() > self.cfg.max_map_count {
+            return orig;
+        }
+        // mlock_future_ok: growth locked by mlockall(MCL_FUTURE) must fit
+        // RLIMIT_MEMLOCK.
+        if !self.mlock_future_ok(self.def_flags, newbrk - oldbrk) {
             return orig;
         }
         // do_brk_flags: VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT | mm->def_flags.

@@ -78,8 +78,9 @@
 //!   [`munlockall`](AddressSpace::munlockall) set and clear `VM_LOCKED` /
 //!   `VM_LOCKONFAULT` with the splits and merges of `mlock_fixup`, skip
 //!   `VM_SPECIAL` VMAs, fail at holes like `mprotect`, and populate what is
-//!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK` is assumed
-//!   unlimited (tests in `tests/mlock.rs`).
+//!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK`
+//!   ([`Config::memlock_limit`], unlimited by default as for root) with the
+//!   kernel's `EPERM`, `ENOMEM` and `EAGAIN` (tests in `tests/mlock.rs`).
 //! - **System V shared memory**: [`shmat`](AddressSpace::shmat) of a
 //!   caller-named [`SysvShm`] (`do_shmat`: placed like a shared file
 //!   mapping, `SHM_RND` / `SHM_REMAP` / `SHM_RDONLY` / `SHM_EXEC`, one file

@@ -1,12 +1,13 @@
 //! Memory locking: `mlock`, `mlock2`, `munlock`, `mlockall`, `munlockall`,
 //! and the population of locked memory (`__mm_populate`).
 //!
-//! The model assumes the caller may lock any amount of memory
-//! (`CAP_IPC_LOCK`, or `RLIMIT_MEMLOCK` unlimited): it has no resource
-//! limits, so the kernel's `EPERM` (`can_do_mlock`) and limit `ENOMEM`
-//! never happen.
+//! By default the caller may lock any amount of memory (`CAP_IPC_LOCK`, as
+//! root, or `RLIMIT_MEMLOCK` unlimited); [`Config::memlock_limit`] sets a
+//! limit and with it the kernel's `EPERM`, `ENOMEM` and `EAGAIN`.
+//!
+//! [`Config::memlock_limit`]: crate::Config::memlock_limit
 
-use crate::config::{offset_in_page, PAGE_SIZE};
+use crate::config::{offset_in_page, PAGE_SHIFT, PAGE_SIZE};
 use crate::error::Errno;
 use crate::flags::VmFlags;
 use crate::memory::Phys;
@@ -68,10 +69,17 @@ impl AddressSpace {
         if flags & MLOCK_ONFAULT != 0 {
             lock |= VmFlags::LOCKONFAULT;
         }
-        let mut phys = self.mem.lock();
-        let Some((start, end)) = lock_range(addr, len)? else {
+        if !self.inner.can_do_mlock() {
+            return Err(Errno::EPERM);
+        }
+        let (start, len) = lock_range(addr, len);
+        if !self.inner.may_lock(start, len) {
+            return Err(Errno::ENOMEM);
+        }
+        let Some(end) = lock_end(start, len)? else {
             return Ok(());
         };
+        let mut phys = self.mem.lock();
         self.inner
             .apply_vma_lock_flags(&mut phys, start, end, lock)?;
         self.inner.mm_populate(&mut phys, start, end);
@@ -82,10 +90,11 @@ impl AddressSpace {
     /// page of the range, with the range rules and errors of
     /// [`mlock2`](Self::mlock2) (nothing is populated).
     pub fn munlock(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
-        let mut phys = self.mem.lock();
-        let Some((start, end)) = lock_range(addr, len)? else {
+        let (start, len) = lock_range(addr, len);
+        let Some(end) = lock_end(start, len)? else {
             return Ok(());
         };
+        let mut phys = self.mem.lock();
         self.inner
             .apply_vma_lock_flags(&mut phys, start, end, VmFlags::EMPTY)
     }
@@ -119,6 +128,14 @@ impl AddressSpace {
         if flags == 0 || flags & !known != 0 || flags == MCL_ONFAULT {
             return Err(Errno::EINVAL);
         }
+        if !self.inner.can_do_mlock() {
+            return Err(Errno::EPERM);
+        }
+        if let (Some(limit), true) = (self.inner.cfg.memlock_limit, flags & MCL_CURRENT != 0) {
+            if self.inner.total_vm > limit >> PAGE_SHIFT {
+                return Err(Errno::ENOMEM);
+            }
+        }
         let mut phys = self.mem.lock();
         self.inner.apply_mlockall_flags(&mut phys, flags);
         if flags & MCL_CURRENT != 0 {
@@ -144,20 +161,24 @@ impl AddressSpace {
 }
 
 /// `do_mlock`'s range: `addr` rounded down to its page, `len` widened by
-/// the offset and rounded up (wrapping as the kernel's `size_t` does);
-/// an end below the start → `EINVAL`; an empty range → `None`.
-fn lock_range(addr: u64, len: u64) -> Result<Option<(u64, u64)>, Errno> {
+/// the offset and rounded up (wrapping as the kernel's `size_t` does).
+fn lock_range(addr: u64, len: u64) -> (u64, u64) {
     let mask = !(PAGE_SIZE - 1);
     let len = len
         .wrapping_add(offset_in_page(addr))
         .wrapping_add(PAGE_SIZE - 1)
         & mask;
-    let start = addr & mask;
+    (addr & mask, len)
+}
+
+/// `apply_vma_lock_flags`'s end: below the start → `EINVAL`; an empty
+/// range → `None`.
+fn lock_end(start: u64, len: u64) -> Result<Option<u64>, Errno> {
     let end = start.wrapping_add(len);
     if end < start {
         return Err(Errno::EINVAL);
     }
-    Ok((end > start).then_some((start, end)))
+    Ok((end > start).then_some(end))
 }
 
 /// The flags `mlock_fixup` gives a VMA: its lock flags replaced by `lock`;
@@ -170,6 +191,53 @@ fn locked_flags(vma: &Vma, lock: VmFlags) -> Option<VmFlags> {
 }
 
 impl Inner {
+    /// `mm->locked_vm`: the pages of `VM_LOCKED` VMAs.
+    fn locked_vm(&self) -> u64 {
+        self.vmas
+            .iter()
+            .filter(|(_, v)| v.flags.contains(VmFlags::LOCKED))
+            .map(|(_, v)| v.pages())
+            .sum()
+    }
+
+    /// `can_do_mlock`: a limit other than 0, or no limit (`CAP_IPC_LOCK`).
+    pub(crate) fn can_do_mlock(&self) -> bool {
+        self.cfg.memlock_limit != Some(0)
+    }
+
+    /// `do_mlock`'s limit check: the pages locked now plus the range's,
+    /// less those of the range already locked
+    /// (`count_mm_mlocked_page_nr`), within `RLIMIT_MEMLOCK`.
+    fn may_lock(&self, start: u64, len: u64) -> bool {
+        let Some(limit) = self.cfg.memlock_limit else {
+            return true;
+        };
+        let limit = limit >> PAGE_SHIFT;
+        let mut locked = (len >> PAGE_SHIFT) + self.locked_vm();
+        if locked > limit {
+            let end = start.saturating_add(len);
+            let already: u64 = self
+                .vmas
+                .range(start..end)
+                .filter(|(_, v)| v.flags.contains(VmFlags::LOCKED))
+                .map(|(_, v)| v.end.min(end) - v.start.max(start))
+                .sum();
+            locked -= already >> PAGE_SHIFT;
+        }
+        locked <= limit
+    }
+
+    /// `mlock_future_ok`: whether `bytes` more of a mapping with `flags`
+    /// may be locked (always, unless `VM_LOCKED` under a limit).
+    pub(crate) fn mlock_future_ok(&self, flags: VmFlags, bytes: u64) -> bool {
+        match self.cfg.memlock_limit {
+            Some(limit) if flags.contains(VmFlags::LOCKED) => {
+                (bytes >> PAGE_SHIFT) + self.locked_vm() <= limit >> PAGE_SHIFT
+            }
+            _ => true,
+        }
+    }
+
     /// `apply_vma_lock_flags` on the aligned, non-empty range `start..end`.
     fn apply_vma_lock_flags(
         &mut self,

@@ -31,6 +31,8 @@ impl AddressSpace {
     ///   (see [`OpenFile::thp_aligned`]); `MAP_FIXED` taken as is (page
     ///   aligned or `EINVAL`, not below `mmap_min_addr` or `EPERM`);
     ///   `MAP_FIXED_NOREPLACE` → `EEXIST` if anything is mapped there;
+    /// - `MAP_LOCKED` without the right to lock → `EPERM`; a locked mapping
+    ///   beyond `RLIMIT_MEMLOCK` → `EAGAIN` (see [`Config::memlock_limit`](crate::Config::memlock_limit));
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` or
     ///   `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
@@ -185,6 +187,19 @@ impl Inner {
         if flags.contains(MapFlags::FIXED_NOREPLACE) && self.vmas.range(addr..end).next().is_some()
         {
             return Err(Errno::EEXIST);
+        }
+        // do_mmap: locking needs the right to (EPERM) and room under
+        // RLIMIT_MEMLOCK (EAGAIN).
+        if flags.contains(MapFlags::LOCKED) && !self.can_do_mlock() {
+            return Err(Errno::EPERM);
+        }
+        let lock = if flags.contains(MapFlags::LOCKED) {
+            VmFlags::LOCKED
+        } else {
+            VmFlags::EMPTY
+        };
+        if !self.mlock_future_ok(self.def_flags | lock, len) {
+            return Err(Errno::EAGAIN);
         }
         // file_mmap_ok: the mapping must end below MAX_LFS_FILESIZE.
         if file.is_some() {

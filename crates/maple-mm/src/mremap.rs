@@ -68,7 +68,8 @@ impl AddressSpace {
     ///   under a gap stays); the range must start in a VMA (`EFAULT`); a
     ///   failure stops the walk and keeps the parts already moved.
     /// - what a `VM_LOCKED` VMA gains by growing (in place or moved) is
-    ///   populated, unless locked on fault.
+    ///   populated, unless locked on fault; growth beyond `RLIMIT_MEMLOCK`
+    ///   → `EAGAIN`.
     ///
     /// Every check comes before any change, except the `max_map_count`
     /// check of `move_vma`, which Linux too makes after the target was
@@ -268,6 +269,10 @@ impl Inner {
         // resize_is_valid: special mappings do not grow.
         if new_len > old_len && vma.flags.intersects(VmFlags::DONTEXPAND | VmFlags::PFNMAP) {
             return Err(Errno::EFAULT);
+        }
+        // resize_is_valid: a locked VMA's growth must fit RLIMIT_MEMLOCK.
+        if new_len > old_len && !self.mlock_future_ok(vma.flags, new_len - old_len) {
+            return Err(Errno::EAGAIN);
         }
         if new_len != old_len
             && vma

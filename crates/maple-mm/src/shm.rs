@@ -97,7 +97,8 @@ impl AddressSpace {
     ///   `VM_SHARED` nor `VM_MAYWRITE` (`rd mr me ms`); [`SHM_EXEC`] adds
     ///   exec; `mm->def_flags` applies (`mlockall(MCL_FUTURE)`);
     /// - the errors of `do_mmap` (`ENOMEM` when nothing fits or at
-    ///   `max_map_count`, `EPERM` below `mmap_min_addr`);
+    ///   `max_map_count`, `EPERM` below `mmap_min_addr`, `EAGAIN` when
+    ///   `mlockall(MCL_FUTURE)` would lock it beyond `RLIMIT_MEMLOCK`);
     /// - each attachment is its own file: its VMAs never merge with
     ///   another attachment's, even of the same segment.
     ///
@@ -197,6 +198,9 @@ impl Inner {
             return Err(Errno::ENOMEM);
         }
         let start = self.get_unmapped_area_thp(addr, len, fixed, None)?;
+        if !self.mlock_future_ok(self.def_flags, len) {
+            return Err(Errno::EAGAIN);
+        }
         let end = start + len;
         let mut vmf = VmFlags::from_prot(prot)
             | VmFlags::MAY_RWX

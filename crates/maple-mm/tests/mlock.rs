@@ -277,3 +277,74 @@ fn mremap_growth_of_locked_memory_populates() {
     assert_eq!(mm.stats().rss_pages, 6);
     check(&mm);
 }
+
+fn limited(bytes: u64) -> AddressSpace {
+    AddressSpace::with_config(maple_mm::Config {
+        memlock_limit: Some(bytes),
+        ..maple_mm::Config::default()
+    })
+}
+
+/// `can_do_mlock`: with `RLIMIT_MEMLOCK` 0 (and no `CAP_IPC_LOCK`)
+/// `mlock`, `mlockall` and `MAP_LOCKED` are `EPERM`; `munlock` and
+/// `munlockall` still work.
+#[test]
+fn a_zero_memlock_limit_forbids_locking() {
+    let mut mm = limited(0);
+    let a = anon(&mut mm, 2 * P, Prot::RW);
+    assert_eq!(mm.mlock(a, P), Err(Errno::EPERM));
+    assert_eq!(mm.mlockall(MCL_FUTURE), Err(Errno::EPERM));
+    assert_eq!(mm.mlockall(0), Err(Errno::EINVAL), "flags first");
+    let locked = MapFlags::PRIVATE_ANON | MapFlags::LOCKED;
+    assert_eq!(mm.mmap(0, P, Prot::RW, locked, None, 0), Err(Errno::EPERM));
+    mm.munlock(a, 2 * P).unwrap();
+    mm.munlockall().unwrap();
+}
+
+/// `do_mlock` under `RLIMIT_MEMLOCK`: the pages locked plus the range's,
+/// less those of the range already locked, must fit (`ENOMEM`);
+/// `mlockall(MCL_CURRENT)` needs `total_vm` within it (`ENOMEM`).
+#[test]
+fn mlock_beyond_the_limit_is_enomem() {
+    let mut mm = limited(4 * P);
+    let a = anon(&mut mm, 8 * P, Prot::RW);
+    mm.mlock(a, 3 * P).unwrap();
+    assert_eq!(mm.mlock(a + 3 * P, 2 * P), Err(Errno::ENOMEM));
+    // the already locked pages of the range do not count twice
+    mm.mlock(a, 4 * P).unwrap();
+    assert_eq!(mm.mlockall(MCL_CURRENT), Err(Errno::ENOMEM));
+    assert_eq!(draw(&mm, a, 8), "AAAABBBB");
+    check(&mm);
+}
+
+/// `mlock_future_ok`: under `mlockall(MCL_FUTURE)` a mapping, an attachment
+/// or heap growth beyond the limit fails (`EAGAIN`; `brk` is refused), and
+/// so does a `MAP_LOCKED` mapping or a locked VMA's `mremap` growth.
+#[test]
+fn locked_growth_beyond_the_limit_is_eagain() {
+    let mut mm = limited(4 * P);
+    mm.mlockall(MCL_FUTURE).unwrap();
+    let a = anon(&mut mm, 3 * P, Prot::RW);
+    let anon_flags = MapFlags::PRIVATE_ANON;
+    assert_eq!(
+        mm.mmap(0, 2 * P, Prot::RW, anon_flags, None, 0),
+        Err(Errno::EAGAIN)
+    );
+    let seg = maple_mm::SysvShm {
+        shmid: 1,
+        key: 0,
+        size: 2 * P,
+    };
+    assert_eq!(mm.shmat(seg, 0, 0), Err(Errno::EAGAIN));
+    let brk = mm.brk(0);
+    assert_eq!(mm.brk(brk + 2 * P), brk, "refused");
+    assert_eq!(
+        mm.mremap(a, 3 * P, 5 * P, maple_mm::RemapFlags::MAYMOVE, 0),
+        Err(Errno::EAGAIN)
+    );
+    mm.munlockall().unwrap();
+    let locked = MapFlags::PRIVATE_ANON | MapFlags::LOCKED;
+    mm.mmap(0, 4 * P, Prot::RW, locked, None, 0).unwrap();
+    assert_eq!(mm.mmap(0, P, Prot::RW, locked, None, 0), Err(Errno::EAGAIN));
+    check(&mm);
+}
