@@ -1,7 +1,8 @@
 //! Memory locking (`mlock`, `mlock2`, `munlock`, `mlockall`, `munlockall`),
 //! one kernel rule per test. Flags, splits, merges and populated pages were
 //! checked against Linux 6.18 (x86-64) with a small C program reading
-//! `/proc/self/smaps` (`VmFlags: ... lo` / `lo lf`, `Rss`, `Locked`).
+//! `/proc/self/smaps` (`VmFlags: ... lo` / `lo lf`, `Rss`, `Locked`); the
+//! `RLIMIT_MEMLOCK` errors with `capsh --drop=cap_ipc_lock` and `ulimit -l`.
 
 mod common;
 use common::*;
