@@ -129,7 +129,21 @@ impl Layout {
                 if let Backing::Shm(id) = &mut v.backing {
                     *id = match v.sysv {
                         // A System V segment: its object by shmid.
-                        Some(a) => phys.cache.sysv_segment(a.seg.shmid),
+                        Some(a) => {
+                            // The size is not in a layout: the farthest
+                            // offset mapped, unless the memory knows more.
+                            let extent = v.pgoff * crate::PAGE_SIZE + (v.end - v.start);
+                            let size = phys
+                                .cache
+                                .sysv_info(a.shmid)
+                                .map_or(extent, |s| s.size.max(extent));
+                            let seg = crate::SysvShm {
+                                shmid: a.shmid,
+                                key: a.key,
+                                size,
+                            };
+                            phys.cache.sysv_segment(seg)
+                        }
                         None => *shm.entry(*id).or_insert_with(|| phys.cache.new_shm()),
                     };
                 }

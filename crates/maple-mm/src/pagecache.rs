@@ -5,6 +5,7 @@
 
 use crate::config::PAGE_SIZE;
 use crate::frames::{FrameId, Frames};
+use crate::shm::SysvShm;
 use crate::vma::{Backing, FileId, ShmId, Special};
 use std::collections::{BTreeMap, HashMap};
 
@@ -37,7 +38,7 @@ pub(crate) struct PageCache {
     next_shm: u64,
     /// System V segments by shmid: their page objects, each holding one
     /// reference of its own (the segment outlives its attachments).
-    sysv: HashMap<i32, ShmId>,
+    sysv: HashMap<i32, (ShmId, SysvShm)>,
 }
 
 impl PageCache {
@@ -86,16 +87,23 @@ impl PageCache {
         ShmId(self.next_shm)
     }
 
-    /// The page object of System V segment `shmid`, made (with the
-    /// segment's own reference) on first use.
-    pub(crate) fn sysv_segment(&mut self, shmid: i32) -> ShmId {
-        if let Some(&id) = self.sysv.get(&shmid) {
-            return id;
+    /// The page object of System V segment `seg.shmid`, made (with the
+    /// segment's own reference) on first use; `seg` becomes what is known
+    /// of the segment (its key and size).
+    pub(crate) fn sysv_segment(&mut self, seg: SysvShm) -> ShmId {
+        if let Some(e) = self.sysv.get_mut(&seg.shmid) {
+            e.1 = seg;
+            return e.0;
         }
         let id = self.new_shm();
         self.shm_get(id);
-        self.sysv.insert(shmid, id);
+        self.sysv.insert(seg.shmid, (id, seg));
         id
+    }
+
+    /// What is known of System V segment `shmid`.
+    pub(crate) fn sysv_info(&self, shmid: i32) -> Option<SysvShm> {
+        self.sysv.get(&shmid).map(|e| e.1)
     }
 
     /// One more VMA maps the object.

@@ -413,7 +413,7 @@ impl ProcImage {
         let mut start_stack = None;
         let mut heap = None;
         let mut shms: HashMap<u64, ShmId> = HashMap::new();
-        let sysv = sysv_attachments(lines);
+        let (sysv, sysv_sizes) = sysv_attachments(lines);
         let mut prev_end = 0;
         {
             let mut phys = mem.lock();
@@ -472,8 +472,13 @@ impl ProcImage {
                         Backing::File(id)
                     }
                     MapsKind::SharedAnon if sysv[i].is_some() => {
-                        let shmid = sysv[i].map_or(0, |a| a.seg.shmid);
-                        Backing::Shm(phys.cache.sysv_segment(shmid))
+                        let (shmid, key) = sysv[i].map_or((0, 0), |a| (a.shmid, a.key));
+                        let seg = SysvShm {
+                            shmid,
+                            key,
+                            size: sysv_sizes.get(&shmid).copied().unwrap_or(0),
+                        };
+                        Backing::Shm(phys.cache.sysv_segment(seg))
                     }
                     MapsKind::SharedAnon => {
                         let id = *shms.entry(m.inode).or_insert_with(|| phys.cache.new_shm());
@@ -536,19 +541,19 @@ impl ProcImage {
 /// The System V attachment of each maps line (`/SYSV<key> (deleted)`, the
 /// shmid as inode): a line continuing the one before (adjacent, same
 /// segment, contiguous offsets) is the same attachment, any other a new
-/// one; a segment's size is taken as the extent of its longest attachment
-/// (the maps text does not show `shm_segsz`).
-fn sysv_attachments(lines: &[MapsLine]) -> Vec<Option<SysvAttach>> {
+/// one. And each segment's size, taken as the farthest offset its lines
+/// map (the maps text does not show `shm_segsz`).
+fn sysv_attachments(lines: &[MapsLine]) -> (Vec<Option<SysvAttach>>, HashMap<i32, u64>) {
     let mut out: Vec<Option<SysvAttach>> = Vec::with_capacity(lines.len());
-    let mut sizes: HashMap<u64, u64> = HashMap::new();
+    let mut sizes: HashMap<i32, u64> = HashMap::new();
     for (i, m) in lines.iter().enumerate() {
         let Some(key) = SysvShm::key_of_maps_name(&m.name) else {
             out.push(None);
             continue;
         };
-        let extent = m.offset + (m.end - m.start);
-        let size = sizes.entry(m.inode).or_insert(0);
-        *size = (*size).max(extent);
+        let shmid = m.inode as i32;
+        let size = sizes.entry(shmid).or_insert(0);
+        *size = (*size).max(m.offset + (m.end - m.start));
         let prev = i.checked_sub(1).map(|p| (&lines[p], out[p]));
         let attach = match prev {
             Some((p, Some(a)))
@@ -558,18 +563,11 @@ fn sysv_attachments(lines: &[MapsLine]) -> Vec<Option<SysvAttach>> {
             {
                 a
             }
-            _ => SysvAttach::new(SysvShm {
-                shmid: m.inode as i32,
-                key,
-                size: 0,
-            }),
+            _ => SysvAttach::new(shmid, key),
         };
         out.push(Some(attach));
     }
-    for a in out.iter_mut().flatten() {
-        a.seg.size = sizes.get(&(a.seg.shmid as u64)).copied().unwrap_or(0);
-    }
-    out
+    (out, sizes)
 }
 
 /// The flags a maps line stands for when no `VmFlags` are known.
@@ -619,14 +617,11 @@ pub fn maps_lines(
                 let name = files.name(id).unwrap_or("").to_string();
                 (v.pgoff() << PAGE_SHIFT, dev, inode, name)
             }
-            Backing::Shm(_) if v.sysv_shm().is_some() => {
-                let seg = v.sysv_shm().unwrap_or_default();
-                (
-                    v.pgoff() << PAGE_SHIFT,
-                    (0, 1),
-                    seg.shmid as u64,
-                    seg.maps_name(),
-                )
+            Backing::Shm(_) if v.sysv.is_some() => {
+                let (shmid, name) = v
+                    .sysv
+                    .map_or((0, String::new()), |a| (a.shmid, a.maps_name()));
+                (v.pgoff() << PAGE_SHIFT, (0, 1), shmid as u64, name)
             }
             Backing::Shm(id) => {
                 let (name, inode) = files

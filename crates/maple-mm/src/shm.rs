@@ -15,6 +15,7 @@ use crate::flags::{Prot, VmFlags};
 use crate::memory::Phys;
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, Vma};
+use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `SHM_RDONLY`: attach read-only.
@@ -44,11 +45,6 @@ pub struct SysvShm {
 }
 
 impl SysvShm {
-    /// The name `/proc/PID/maps` prints for an attachment.
-    pub fn maps_name(&self) -> String {
-        format!("/SYSV{:08x} (deleted)", self.key as u32)
-    }
-
     /// The key of a `/proc/PID/maps` name `/SYSV<key> (deleted)`.
     pub fn key_of_maps_name(name: &str) -> Option<i32> {
         let hex = name.strip_prefix("/SYSV")?.get(..8)?;
@@ -58,23 +54,32 @@ impl SysvShm {
 
 /// One attachment of a segment: the `struct file` `do_shmat` clones for
 /// each `shmat`. VMAs of different attachments never merge, and `shmdt`
-/// removes the VMAs of one attachment.
+/// removes the VMAs of one attachment. (Kept small, as every VMA holds an
+/// `Option` of it: the segment's size lives in the page cache.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct SysvAttach {
-    pub(crate) seg: SysvShm,
-    pub(crate) file: u64,
+    pub(crate) file: NonZeroU64,
+    pub(crate) shmid: i32,
+    pub(crate) key: i32,
 }
 
 static NEXT_ATTACH: AtomicU64 = AtomicU64::new(1);
 
 impl SysvAttach {
-    /// A new attachment of `seg`.
-    pub(crate) fn new(seg: SysvShm) -> SysvAttach {
+    /// A new attachment of segment `shmid` made with `key`.
+    pub(crate) fn new(shmid: i32, key: i32) -> SysvAttach {
+        let n = NEXT_ATTACH.fetch_add(1, Ordering::Relaxed);
         SysvAttach {
-            seg,
-            file: NEXT_ATTACH.fetch_add(1, Ordering::Relaxed),
+            file: NonZeroU64::new(n).unwrap_or(NonZeroU64::MIN),
+            shmid,
+            key,
         }
+    }
+
+    /// `/SYSV<key> (deleted)`.
+    pub(crate) fn maps_name(&self) -> String {
+        format!("/SYSV{:08x} (deleted)", self.key as u32)
     }
 }
 
@@ -137,6 +142,13 @@ impl AddressSpace {
     pub fn shmdt(&mut self, addr: u64) -> Result<(), Errno> {
         let mut phys = self.mem.lock();
         self.inner.shmdt(&mut phys, addr)
+    }
+
+    /// The System V segment `shmid` as this space's memory knows it: as the
+    /// last [`shmat`](Self::shmat) of it named it (or as a loaded
+    /// `/proc/PID/maps` showed it).
+    pub fn sysv_segment(&self, shmid: i32) -> Option<SysvShm> {
+        self.mem.lock().cache.sysv_info(shmid)
     }
 }
 
@@ -216,11 +228,11 @@ impl Inner {
             end,
             flags: vmf,
             pgoff: 0,
-            backing: Backing::Shm(phys.cache.sysv_segment(seg.shmid)),
+            backing: Backing::Shm(phys.cache.sysv_segment(seg)),
             vm_file: None,
             anon: None,
             anon_inherited: false,
-            sysv: Some(SysvAttach::new(seg)),
+            sysv: Some(SysvAttach::new(seg.shmid, seg.key)),
         };
         let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
@@ -251,7 +263,8 @@ impl Inner {
             if let (true, Some(a)) = (at_its_offset(&v, addr), v.sysv) {
                 // Whole VMAs: the unmap cannot fail.
                 let _ = self.unmap_range(phys, v.start, v.end);
-                found = Some((a.file, page_align(a.seg.size).unwrap_or(u64::MAX)));
+                let size = phys.cache.sysv_info(a.shmid).map_or(0, |s| s.size);
+                found = Some((a.file, page_align(size).unwrap_or(u64::MAX)));
                 break;
             }
         }

@@ -303,10 +303,11 @@ impl Vma {
     pub fn anon_vma_inherited(&self) -> bool {
         self.anon_inherited
     }
-    /// The System V shared memory segment, for a VMA made by
-    /// [`shmat`](crate::AddressSpace::shmat).
-    pub fn sysv_shm(&self) -> Option<crate::SysvShm> {
-        self.sysv.map(|a| a.seg)
+    /// The shmid of the System V shared memory segment, for a VMA made by
+    /// [`shmat`](crate::AddressSpace::shmat) (see
+    /// [`sysv_segment`](crate::AddressSpace::sysv_segment)).
+    pub fn sysv_shmid(&self) -> Option<i32> {
+        self.sysv.map(|a| a.shmid)
     }
     /// `VM_SHARED`.
     pub fn is_shared(&self) -> bool {
@@ -463,15 +464,14 @@ impl fmt::Display for Vma {
         let (off, ino, name) = match self.backing {
             Backing::Anon => (0, 0, String::new()),
             Backing::File(id) => (self.pgoff * PAGE_SIZE, id.0, format!("file:{}", id.0)),
-            Backing::Shm(_) if self.sysv.is_some() => {
-                let seg = self.sysv.map(|a| a.seg).unwrap_or_default();
-                (self.pgoff * PAGE_SIZE, seg.shmid as u64, seg.maps_name())
-            }
-            Backing::Shm(id) => (
-                self.pgoff * PAGE_SIZE,
-                id.0,
-                "/dev/zero (deleted)".to_string(),
-            ),
+            Backing::Shm(id) => match self.sysv {
+                Some(a) => (self.pgoff * PAGE_SIZE, a.shmid as u64, a.maps_name()),
+                None => (
+                    self.pgoff * PAGE_SIZE,
+                    id.0,
+                    "/dev/zero (deleted)".to_string(),
+                ),
+            },
             Backing::Special(s) => (0, 0, s.name().to_string()),
         };
         let head = format!(

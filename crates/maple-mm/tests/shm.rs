@@ -29,7 +29,8 @@ fn shmat_places_the_segment_top_down() {
     let v = mm.vma_at(a).unwrap();
     assert_eq!((v.len(), v.pgoff()), (11 * P, 0));
     assert_eq!(v.flags().smaps(), "rd wr sh mr mw me ms");
-    assert_eq!(v.sysv_shm(), Some(SEG));
+    assert_eq!(v.sysv_shmid(), Some(SEG.shmid));
+    assert_eq!(mm.sysv_segment(SEG.shmid), Some(SEG));
     let line = mm.maps();
     assert!(
         line.starts_with("7ffff7ff4000-7ffff7fff000 rw-s 00000000 00:00 2 "),
@@ -191,12 +192,9 @@ fn loaded_attachments_print_and_detach() {
     let mut img = ProcImage::load(&lines, None, &mut files, Default::default()).unwrap();
     let back = maps_lines(&img.space, &files, None, &[]);
     assert_eq!(back, lines);
-    let seg = img
-        .space
-        .vma_at(0x7fff_f7d8_8000)
-        .unwrap()
-        .sysv_shm()
-        .unwrap();
+    let shmid = img.space.vma_at(0x7fff_f7d8_8000).unwrap().sysv_shmid();
+    assert_eq!(shmid, Some(1));
+    let seg = img.space.sysv_segment(1).unwrap();
     assert_eq!((seg.shmid, seg.key, seg.size), (1, 0, 10 * P));
     assert_eq!(img.space.shmdt(0x7fff_f7dc_a000), Err(Errno::EINVAL));
     img.space.shmdt(0x7fff_f7d8_8000).unwrap();
