@@ -98,7 +98,6 @@ impl Inner {
             vm_file: None,
             anon: None,
             anon_inherited: false,
-            sysv: None,
         };
         let prev = if oldbrk > self.start_brk {
             self.vmas

@@ -82,12 +82,6 @@ impl AddressSpace {
                 );
             }
             prev_end = v.end;
-            if v.sysv.is_some() && !matches!(v.backing, Backing::Shm(_)) {
-                return err(
-                    "vma backing",
-                    format!("System V attachment without its segment: {:?}", v),
-                );
-            }
             let shared = v.flags.contains(VmFlags::SHARED);
             if shared && !v.flags.contains(VmFlags::MAYSHARE) {
                 return err("vma flags", format!("shared without MAYSHARE: {:?}", v));
@@ -116,10 +110,14 @@ impl AddressSpace {
                     format!("WIPEONFORK on a shared or file VMA: {:?}", v),
                 );
             }
+            // A file VMA's vm_file is its file; a System V segment's is its
+            // attachment's; no other VMA has one.
+            let sysv = v.sysv().is_some();
             let file_ok = match (v.backing, v.vm_file) {
                 (Backing::File(id), Some(f)) => f.id == id,
-                (Backing::File(_), None) | (_, Some(_)) => false,
-                (_, None) => true,
+                (Backing::File(_), None) => false,
+                (_, Some(_)) => sysv,
+                (_, None) => !sysv,
             };
             if !file_ok {
                 return err(

@@ -269,7 +269,6 @@ impl Inner {
             vm_file: file,
             anon: None,
             anon_inherited: false,
-            sysv: None,
         };
         let plan = self.plan(addr, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {

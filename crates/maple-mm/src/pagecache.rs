@@ -36,9 +36,9 @@ pub(crate) struct PageCache {
     pages: BTreeMap<(Obj, u64), FrameId>,
     shm_refs: HashMap<ShmId, usize>,
     next_shm: u64,
-    /// System V segments by shmid: their page objects, each holding one
-    /// reference of its own (the segment outlives its attachments).
-    sysv: HashMap<i32, (ShmId, SysvShm)>,
+    /// System V segments by shmid, as last named (their page objects hold
+    /// one reference of their own: a segment outlives its attachments).
+    sysv: HashMap<i32, SysvShm>,
 }
 
 impl PageCache {
@@ -87,23 +87,21 @@ impl PageCache {
         ShmId(self.next_shm)
     }
 
-    /// The page object of System V segment `seg.shmid`, made (with the
-    /// segment's own reference) on first use; `seg` becomes what is known
-    /// of the segment (its key and size).
+    /// The page object of System V segment `seg` (by shmid and key), held
+    /// (with the segment's own reference) from its first use on; `seg`
+    /// becomes what is known of the segment (its key and size).
     pub(crate) fn sysv_segment(&mut self, seg: SysvShm) -> ShmId {
-        if let Some(e) = self.sysv.get_mut(&seg.shmid) {
-            e.1 = seg;
-            return e.0;
+        let id = ShmId::for_sysv(seg.shmid, seg.key);
+        if !self.shm_refs.contains_key(&id) {
+            self.shm_get(id);
         }
-        let id = self.new_shm();
-        self.shm_get(id);
-        self.sysv.insert(seg.shmid, (id, seg));
+        self.sysv.insert(seg.shmid, seg);
         id
     }
 
     /// What is known of System V segment `shmid`.
     pub(crate) fn sysv_info(&self, shmid: i32) -> Option<SysvShm> {
-        self.sysv.get(&shmid).map(|e| e.1)
+        self.sysv.get(&shmid).copied()
     }
 
     /// One more VMA maps the object.

@@ -29,9 +29,9 @@ use std::fmt;
 use crate::config::{Config, PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::VmFlags;
 use crate::memory::Memory;
-use crate::shm::{SysvAttach, SysvShm};
+use crate::shm::{attach_file, SysvShm};
 use crate::space::AddressSpace;
-use crate::vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
+use crate::vma::{sysv_name, AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
 
 /// One line of `/proc/PID/maps`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,6 +414,7 @@ impl ProcImage {
         let mut heap = None;
         let mut shms: HashMap<u64, ShmId> = HashMap::new();
         let (sysv, sysv_sizes) = sysv_attachments(lines);
+        let mut attach_files: HashMap<usize, OpenFile> = HashMap::new();
         let mut prev_end = 0;
         {
             let mut phys = mem.lock();
@@ -472,12 +473,19 @@ impl ProcImage {
                         Backing::File(id)
                     }
                     MapsKind::SharedAnon if sysv[i].is_some() => {
-                        let (shmid, key) = sysv[i].map_or((0, 0), |a| (a.shmid, a.key));
+                        let (shmid, key, group) = sysv[i].unwrap_or_default();
                         let seg = SysvShm {
                             shmid,
                             key,
                             size: sysv_sizes.get(&shmid).copied().unwrap_or(0),
                         };
+                        // SHM_RDONLY attachments have no VM_MAYWRITE.
+                        let read_only = !flags.contains(VmFlags::MAYWRITE);
+                        vm_file = Some(
+                            *attach_files
+                                .entry(group)
+                                .or_insert_with(|| attach_file(read_only)),
+                        );
                         Backing::Shm(phys.cache.sysv_segment(seg))
                     }
                     MapsKind::SharedAnon => {
@@ -506,7 +514,6 @@ impl ProcImage {
                     vm_file,
                     anon,
                     anon_inherited: false,
-                    sysv: sysv[i],
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }
@@ -538,13 +545,15 @@ impl ProcImage {
     }
 }
 
-/// The System V attachment of each maps line (`/SYSV<key> (deleted)`, the
-/// shmid as inode): a line continuing the one before (adjacent, same
-/// segment, contiguous offsets) is the same attachment, any other a new
-/// one. And each segment's size, taken as the farthest offset its lines
-/// map (the maps text does not show `shm_segsz`).
-fn sysv_attachments(lines: &[MapsLine]) -> (Vec<Option<SysvAttach>>, HashMap<i32, u64>) {
-    let mut out: Vec<Option<SysvAttach>> = Vec::with_capacity(lines.len());
+/// The System V segment and attachment of each maps line
+/// (`/SYSV<key> (deleted)`, the shmid as inode): `(shmid, key, attachment)`,
+/// a line continuing the one before (adjacent, same segment, contiguous
+/// offsets) being the same attachment, any other a new one. And each
+/// segment's size, taken as the farthest offset its lines map (the maps
+/// text does not show `shm_segsz`).
+#[allow(clippy::type_complexity)]
+fn sysv_attachments(lines: &[MapsLine]) -> (Vec<Option<(i32, i32, usize)>>, HashMap<i32, u64>) {
+    let mut out: Vec<Option<(i32, i32, usize)>> = Vec::with_capacity(lines.len());
     let mut sizes: HashMap<i32, u64> = HashMap::new();
     for (i, m) in lines.iter().enumerate() {
         let Some(key) = SysvShm::key_of_maps_name(&m.name) else {
@@ -555,17 +564,17 @@ fn sysv_attachments(lines: &[MapsLine]) -> (Vec<Option<SysvAttach>>, HashMap<i32
         let size = sizes.entry(shmid).or_insert(0);
         *size = (*size).max(m.offset + (m.end - m.start));
         let prev = i.checked_sub(1).map(|p| (&lines[p], out[p]));
-        let attach = match prev {
-            Some((p, Some(a)))
+        let group = match prev {
+            Some((p, Some((_, _, g))))
                 if p.end == m.start
                     && p.inode == m.inode
                     && p.offset + (p.end - p.start) == m.offset =>
             {
-                a
+                g
             }
-            _ => SysvAttach::new(shmid, key),
+            _ => i,
         };
-        out.push(Some(attach));
+        out.push(Some((shmid, key, group)));
     }
     (out, sizes)
 }
@@ -617,11 +626,14 @@ pub fn maps_lines(
                 let name = files.name(id).unwrap_or("").to_string();
                 (v.pgoff() << PAGE_SHIFT, dev, inode, name)
             }
-            Backing::Shm(_) if v.sysv.is_some() => {
-                let (shmid, name) = v
-                    .sysv
-                    .map_or((0, String::new()), |a| (a.shmid, a.maps_name()));
-                (v.pgoff() << PAGE_SHIFT, (0, 1), shmid as u64, name)
+            Backing::Shm(id) if id.sysv().is_some() => {
+                let (shmid, key) = id.sysv().unwrap_or_default();
+                (
+                    v.pgoff() << PAGE_SHIFT,
+                    (0, 1),
+                    shmid as u64,
+                    sysv_name(key),
+                )
             }
             Backing::Shm(id) => {
                 let (name, inode) = files

@@ -14,8 +14,7 @@ use crate::error::Errno;
 use crate::flags::{Prot, VmFlags};
 use crate::memory::Phys;
 use crate::space::{AddressSpace, Inner};
-use crate::vma::{Backing, Vma};
-use std::num::NonZeroU64;
+use crate::vma::{Backing, FileId, OpenFile, OpenMode, Vma};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `SHM_RDONLY`: attach read-only.
@@ -52,35 +51,20 @@ impl SysvShm {
     }
 }
 
-/// One attachment of a segment: the `struct file` `do_shmat` clones for
-/// each `shmat`. VMAs of different attachments never merge, and `shmdt`
-/// removes the VMAs of one attachment. (Kept small, as every VMA holds an
-/// `Option` of it: the segment's size lives in the page cache.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub(crate) struct SysvAttach {
-    pub(crate) file: NonZeroU64,
-    pub(crate) shmid: i32,
-    pub(crate) key: i32,
-}
-
+/// The attachment files: ids of the `struct file`s `do_shmat` clones.
 static NEXT_ATTACH: AtomicU64 = AtomicU64::new(1);
 
-impl SysvAttach {
-    /// A new attachment of segment `shmid` made with `key`.
-    pub(crate) fn new(shmid: i32, key: i32) -> SysvAttach {
-        let n = NEXT_ATTACH.fetch_add(1, Ordering::Relaxed);
-        SysvAttach {
-            file: NonZeroU64::new(n).unwrap_or(NonZeroU64::MIN),
-            shmid,
-            key,
-        }
-    }
-
-    /// `/SYSV<key> (deleted)`.
-    pub(crate) fn maps_name(&self) -> String {
-        format!("/SYSV{:08x} (deleted)", self.key as u32)
-    }
+/// A new attachment's file (`alloc_file_clone` in `do_shmat`), open
+/// read-only for `SHM_RDONLY`: a VMA's `vm_file`, so VMAs of different
+/// attachments never merge and `shmdt` finds the pieces of one attachment.
+pub(crate) fn attach_file(read_only: bool) -> OpenFile {
+    let id = FileId(NEXT_ATTACH.fetch_add(1, Ordering::Relaxed));
+    let mode = if read_only {
+        OpenMode::ReadOnly
+    } else {
+        OpenMode::ReadWrite
+    };
+    OpenFile::new(id).mode(mode)
 }
 
 impl AddressSpace {
@@ -155,7 +139,7 @@ impl AddressSpace {
 /// Whether `v` is a piece of an attachment that `shmdt(addr)` detaches:
 /// its offset is its distance from `addr` in pages.
 fn at_its_offset(v: &Vma, addr: u64) -> bool {
-    v.sysv.is_some()
+    v.sysv().is_some()
         && v.start
             .checked_sub(addr)
             .is_some_and(|d| d / PAGE_SIZE == v.pgoff)
@@ -229,10 +213,9 @@ impl Inner {
             flags: vmf,
             pgoff: 0,
             backing: Backing::Shm(phys.cache.sysv_segment(seg)),
-            vm_file: None,
+            vm_file: Some(attach_file(read_only)),
             anon: None,
             anon_inherited: false,
-            sysv: Some(SysvAttach::new(seg.shmid, seg.key)),
         };
         let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
@@ -260,11 +243,11 @@ impl Inner {
         let mut found = None;
         while let Some(v) = self.vmas.range(at..).next().map(|(_, v)| v.clone()) {
             at = v.end;
-            if let (true, Some(a)) = (at_its_offset(&v, addr), v.sysv) {
+            if let (true, Some((shmid, _))) = (at_its_offset(&v, addr), v.sysv()) {
                 // Whole VMAs: the unmap cannot fail.
                 let _ = self.unmap_range(phys, v.start, v.end);
-                let size = phys.cache.sysv_info(a.shmid).map_or(0, |s| s.size);
-                found = Some((a.file, page_align(size).unwrap_or(u64::MAX)));
+                let size = phys.cache.sysv_info(shmid).map_or(0, |s| s.size);
+                found = Some((v.vm_file, page_align(size).unwrap_or(u64::MAX)));
                 break;
             }
         }
@@ -276,7 +259,7 @@ impl Inner {
                 break;
             }
             at = v.end;
-            if at_its_offset(&v, addr) && v.sysv.is_some_and(|a| a.file == file) {
+            if at_its_offset(&v, addr) && v.vm_file == file {
                 let _ = self.unmap_range(phys, v.start, v.end);
             }
         }

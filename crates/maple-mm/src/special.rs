@@ -66,7 +66,6 @@ impl AddressSpace {
             vm_file: None,
             anon: None,
             anon_inherited: false,
-            sysv: None,
         };
         self.inner.total_vm += len >> PAGE_SHIFT;
         self.inner.vmas.insert(vma.key(), vma);
@@ -92,7 +91,6 @@ impl AddressSpace {
             vm_file: None,
             anon: None,
             anon_inherited: false,
-            sysv: None,
         })
     }
 }
