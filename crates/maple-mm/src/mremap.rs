@@ -67,6 +67,9 @@ impl AddressSpace {
     ///   the other, keeping the gaps between them (what lies in the target
     ///   under a gap stays); the range must start in a VMA (`EFAULT`); a
     ///   failure stops the walk and keeps the parts already moved.
+    /// - with `DONTUNMAP` the VMA left behind (whole: it is not split)
+    ///   loses `VM_LOCKED` / `VM_LOCKONFAULT`, without merging
+    ///   (`dontunmap_complete`);
     /// - what a `VM_LOCKED` VMA gains by growing (in place or moved) is
     ///   populated, unless locked on fault; growth beyond `RLIMIT_MEMLOCK`
     ///   → `EAGAIN`.
@@ -372,6 +375,17 @@ impl Inner {
             phys.cache.shm_get(id);
         }
         let ptes = self.pt.take_range(phys, old, old + old_len);
+        // dontunmap_complete: the VMA left behind, whole and unsplit, loses
+        // its memory lock (in place: no merge).
+        if dontunmap {
+            if let Some(left) = self.vmas.get(old).cloned() {
+                let unlocked = Vma {
+                    flags: left.flags.without(VmFlags::LOCKED_MASK),
+                    ..left
+                };
+                self.vmas.insert(unlocked.key(), unlocked);
+            }
+        }
         let dontunmap = dontunmap || old_len == 0;
         if !dontunmap {
             let plan = self.plan(old, old + old_len, &mut |_| Ok(None), None)?;

@@ -349,3 +349,24 @@ fn locked_growth_beyond_the_limit_is_eagain() {
     assert_eq!(mm.mmap(0, P, Prot::RW, locked, None, 0), Err(Errno::EAGAIN));
     check(&mm);
 }
+
+/// `dontunmap_complete`: `mremap(MREMAP_DONTUNMAP)` clears the memory lock
+/// of the whole VMA it leaves behind (not split, even when only part of it
+/// moved), in place: it does not merge with an unlocked neighbour; the
+/// moved copy keeps the lock.
+#[test]
+fn mremap_dontunmap_unlocks_the_vma_left_behind() {
+    let mut mm = AddressSpace::new();
+    let c = anon(&mut mm, 4 * P, Prot::RW);
+    let below = anon(&mut mm, 2 * P, Prot::RW);
+    assert_eq!(below + 2 * P, c);
+    mm.mlock(c, 4 * P).unwrap();
+    let flags = maple_mm::RemapFlags::MAYMOVE | maple_mm::RemapFlags::DONTUNMAP;
+    let d = mm.mremap(c + P, 2 * P, 2 * P, flags, 0).unwrap();
+    assert!(flags_at(&mm, d).contains(LOCKED));
+    let left = mm.vma_at(c).unwrap();
+    assert_eq!((left.start(), left.end()), (c, c + 4 * P));
+    assert!(!left.flags().contains(LOCKED));
+    assert_eq!(mm.vma_at(below).unwrap().end(), c, "no merge");
+    check(&mm);
+}
