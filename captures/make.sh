@@ -43,6 +43,7 @@ gzip -9 mapcount/trace.* mapcount/maps.*.exit   # 10 MB raw; the replay reads .g
 W=/tmp/mmx; mkdir -p $W/work $W/j $W/repo
 gcc -O1 -o $W/work/shm_mremap src/shared_mremap_dlopen.c -ldl
 gcc -O1 -o $W/work/misc src/memfd_shm_mlock.c
+gcc -O1 -o $W/work/shm_mlock src/shm_mlock.c
 seq 1 400000 | shuf --random-source=/dev/zero > $W/big.txt
 (cd $W/repo && rm -rf .git ./* && git init -q . && for i in $(seq 1 30); do echo "line $i" > f$i.txt; done)
 cat > $W/j/H.java <<'JAVA'
@@ -50,6 +51,7 @@ public class H { public static void main(String[] a) throws Exception { Thread[]
 JAVA
 cap shared_mremap_dlopen $W/work/shm_mremap
 cap memfd_shm_mlock $W/work/misc
+cap shm_mlock $W/work/shm_mlock
 cap git_commit    sh -c 'cd /tmp/mmx/repo && git add -A && git -c user.name=a -c user.email=a@b commit -q -m x && git log --oneline | head -1 && git gc -q'
 cap tar_xz        sh -c 'tar -C /usr/include -cf - linux | xz -1 -T2 > /tmp/mmx/l.tar.xz; tar -C /usr/include -czf /tmp/mmx/l.tgz linux; ls -l /tmp/mmx/l.tar.xz'
 cap py_multiprocessing python3 -c 'import multiprocessing as mp, mmap, os

@@ -108,9 +108,10 @@ struct CaptureCli {
     #[arg(long)]
     out: std::path::PathBuf,
     /// Also trace open/openat/openat2/creat/memfd_create/dup*/close and
-    /// pkey_alloc/pkey_free, so that the replay knows each mapped file's open
-    /// mode and the allocated protection keys (an extension of the capture
-    /// format: the replay reads captures with or without them).
+    /// pkey_alloc/pkey_free and shmget, so that the replay knows each mapped
+    /// file's open mode, the allocated protection keys and the size of each
+    /// System V segment (an extension of the capture format: the replay
+    /// reads captures with or without them).
     #[arg(long)]
     state_calls: bool,
     /// The command and its arguments (after `--`).

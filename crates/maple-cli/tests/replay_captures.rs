@@ -10,7 +10,7 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 30] = [
+const FIGURES: [(&str, [usize; 10]); 31] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // 26 children fork and exit right after a failing call: their exit
@@ -39,12 +39,11 @@ const FIGURES: [(&str, [usize; 10]); 30] = [
     // need one more VMA fail with ENOMEM (trace and final maps gzipped).
     ("mapcount", [1, 65529, 65513, 65513, 0, 0, 1, 1, 1, 1]),
     // System V shared memory (shmat: the segment's size, from shmget, is
-    // not in the trace) and mlock/mlockall (not modelled): the segment is
-    // missing from the model, so its layouts differ and two later
-    // placements miss (moved to the kernel's address). The memfd mapped
-    // shared writable is known to be open read-write, so a later read-only
-    // shared mapping of it may be mprotected writable.
-    ("memfd_shm_mlock", [3, 67, 22, 20, 0, 7, 4, 1, 3, 1]),
+    // not in the trace: it is taken from the exit snapshot) and
+    // mlock/munlock/mlockall/munlockall (splits merged back). The memfd
+    // mapped shared writable is known to be open read-write, so a later
+    // read-only shared mapping of it may be mprotected writable.
+    ("memfd_shm_mlock", [3, 74, 22, 22, 0, 0, 4, 4, 3, 3]),
     // An mremap(MREMAP_DONTUNMAP) without a fifth argument: the kernel saw
     // a garbage new_addr (EINVAL); strace does not print it, so the call is
     // not expressible (and skipped, as the kernel left the layout alone).
@@ -70,6 +69,10 @@ const FIGURES: [(&str, [usize; 10]); 30] = [
     ("sh_pipeline", [4, 112, 58, 58, 0, 0, 7, 7, 4, 4]),
     // A file mapped MAP_SHARED and moved by mremap, dlopen/dlclose.
     ("shared_mremap_dlopen", [1, 42, 13, 13, 0, 0, 1, 1, 1, 1]),
+    // shmat/shmdt without shmget in the trace (each segment's size from a
+    // later snapshot), their errors, mlock/mlock2/munlock (one over a hole),
+    // mlockall(MCL_FUTURE); a child's exit snapshot after each step.
+    ("shm_mlock", [9, 43, 10, 10, 0, 0, 9, 9, 9, 9]),
     ("sqlite3", [1, 64, 15, 15, 0, 0, 1, 1, 1, 1]),
     ("static_hello", [1, 7, 1, 1, 0, 0, 1, 1, 1, 1]),
     // tar | xz -T2 (xz's threads), tar czf (gzip child).
@@ -345,6 +348,63 @@ fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
     assert!(
         stdout.contains("trace.100:6: madvise: kernel 0x0, model Err(EINVAL)"),
         "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A hand-made capture: a System V segment whose size only `shmget` tells
+/// (detached before any snapshot), one whose size only the exit snapshot
+/// shows (no `shmget`: the format does not trace it), and a `shmat` of a
+/// segment nothing shows (not expressible).
+#[test]
+fn shmat_sizes_from_shmget_or_a_later_snapshot() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-shm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
+    w(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 shmget(IPC_PRIVATE, 8292, IPC_CREAT|0600) = 7\n\
+         2.100000 shmat(7, NULL, 0) = 0x7ffff7ffc000\n\
+         2.200000 shmdt(0x7ffff7ffc000) = 0\n\
+         2.300000 shmat(5, NULL, SHM_RDONLY) = 0x7ffff7ffd000\n\
+         2.400000 mlock(0x7ffff7ffd000, 8192) = 0\n\
+         2.500000 shmat(9, 0x1001, 0) = -1 EINVAL (Invalid argument)\n\
+         3.000000 exit_group(0) = ?\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let seg = "7ffff7ffd000-7ffff7fff000 r--s 00000000 00:01 5                          /SYSV00000000 (deleted)\n";
+    w("maps.100.1.execexit", &format!("{prog}{stack}"));
+    w("maps.100.2.exit", &format!("{prog}{seg}{stack}"));
+    w(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
+    );
+    let out = tmp.join("out");
+    let o = maple(&[
+        "replay".as_ref(),
+        tmp.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout.contains("calls=4 placements=0 ")
+            && stdout.contains("result_mismatches=0 not_modelled=1 ")
+            && stdout.contains("snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("shmat of a segment of unknown size"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("maps.100.2.exit")).unwrap(),
+        format!("{prog}{seg}{stack}")
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -22,7 +22,9 @@ impl AddressSpace {
     ///   (`VM_READ | VM_WRITE | VM_MAY* | VM_ACCOUNT`, anonymous private,
     ///   offset `addr >> PAGE_SHIFT`) is extended when it ends at the old
     ///   break and is compatible, else a new VMA is made (never merged with
-    ///   a VMA below `start_brk`).
+    ///   a VMA below `start_brk`); after `mlockall(MCL_FUTURE)` the growth
+    ///   is locked (`mm->def_flags`) and populated, and refused beyond
+    ///   `RLIMIT_MEMLOCK` (`mlock_future_ok`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, PAGE_SIZE};
@@ -79,7 +81,14 @@ impl Inner {
         if self.vmas.len() > self.cfg.max_map_count {
             return orig;
         }
-        let flags = VmFlags::READ | VmFlags::WRITE | VmFlags::MAY_RWX | VmFlags::ACCOUNT;
+        // mlock_future_ok: growth locked by mlockall(MCL_FUTURE) must fit
+        // RLIMIT_MEMLOCK.
+        if !self.mlock_future_ok(self.def_flags, newbrk - oldbrk) {
+            return orig;
+        }
+        // do_brk_flags: VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT | mm->def_flags.
+        let flags =
+            VmFlags::READ | VmFlags::WRITE | VmFlags::MAY_RWX | VmFlags::ACCOUNT | self.def_flags;
         let new = Vma {
             start: oldbrk,
             end: newbrk,
@@ -112,6 +121,10 @@ impl Inner {
         };
         self.commit(phys, plan);
         self.brk = brk;
+        // sys_brk: growth under mlockall(MCL_FUTURE) is populated.
+        if self.def_flags.contains(VmFlags::LOCKED) {
+            self.mm_populate(phys, oldbrk, newbrk);
+        }
         brk
     }
 }

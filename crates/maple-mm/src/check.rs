@@ -93,7 +93,8 @@ impl AddressSpace {
                         format!("shared anonymous VMA without an object: {:?}", v),
                     )
                 }
-                Backing::Shm(_) if !shared => {
+                // (a read-only System V attachment has VM_MAYSHARE only)
+                Backing::Shm(_) if !v.flags.contains(VmFlags::MAYSHARE) => {
                     return err(
                         "vma flags",
                         format!("private VMA on a shared object: {:?}", v),
@@ -109,10 +110,14 @@ impl AddressSpace {
                     format!("WIPEONFORK on a shared or file VMA: {:?}", v),
                 );
             }
+            // A file VMA's vm_file is its file; a System V segment's is its
+            // attachment's; no other VMA has one.
+            let sysv = v.sysv().is_some();
             let file_ok = match (v.backing, v.vm_file) {
                 (Backing::File(id), Some(f)) => f.id == id,
-                (Backing::File(_), None) | (_, Some(_)) => false,
-                (_, None) => true,
+                (Backing::File(_), None) => false,
+                (_, Some(_)) => sysv,
+                (_, None) => !sysv,
             };
             if !file_ok {
                 return err(

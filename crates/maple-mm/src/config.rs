@@ -54,6 +54,15 @@ pub struct Config {
     /// (`ENOSPC`), as Linux does on such machines.
     #[cfg_attr(feature = "serde", serde(default = "pkeys_default"))]
     pub pkeys: bool,
+    /// `RLIMIT_MEMLOCK` in bytes for a process without `CAP_IPC_LOCK`, or
+    /// `None` (the default) for one that may lock any amount (root, or an
+    /// unlimited rlimit). With a limit: `mlock`, `mlockall(MCL_CURRENT)`
+    /// beyond it → `ENOMEM`; a locked `mmap`, `shmat` or `mremap` growth
+    /// beyond it → `EAGAIN` and heap growth is refused (`mlock_future_ok`);
+    /// a limit of 0 makes `mlock`, `mlockall` and `MAP_LOCKED` `EPERM`
+    /// (`can_do_mlock`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub memlock_limit: Option<u64>,
 }
 
 #[cfg(feature = "serde")]
@@ -75,6 +84,7 @@ impl Default for Config {
             max_map_count: 65530,
             start_brk: 0x5555_5555_9000,
             pkeys: true,
+            memlock_limit: None,
         }
     }
 }

@@ -244,6 +244,9 @@ flag_type! {
         DONTCOPY = 0x2_0000;
         /// `VM_DONTEXPAND`: `mremap` may not grow it (the special mappings).
         DONTEXPAND = 0x4_0000;
+        /// `VM_LOCKONFAULT` (`mlock2(MLOCK_ONFAULT)`, `MCL_ONFAULT`): with
+        /// `VM_LOCKED`, pages are locked as they fault in, not populated.
+        LOCKONFAULT = 0x8_0000;
         /// `VM_ACCOUNT`: charged to the commit limit (private writable mappings).
         ACCOUNT = 0x10_0000;
         /// `VM_NORESERVE` (`MAP_NORESERVE`).
@@ -317,6 +320,9 @@ impl VmFlags {
     /// `VM_STICKY` (Linux 6.18): flags that do not stop a merge and that the
     /// merged VMA keeps if either part had them: `VM_MAYBE_GUARD`.
     pub const STICKY: VmFlags = VmFlags(0x800);
+    /// `VM_LOCKED_MASK`: `VM_LOCKED | VM_LOCKONFAULT`, what `mlock`,
+    /// `munlock`, `mlockall` and `munlockall` set and clear.
+    pub const LOCKED_MASK: VmFlags = VmFlags(0x2000 | 0x8_0000);
     /// `VM_ACCESS_FLAGS`: read, write, exec.
     pub const ACCESS: VmFlags = VmFlags(0x7);
     /// `ARCH_VM_PKEY_FLAGS`: the four bits that hold a VMA's protection key.

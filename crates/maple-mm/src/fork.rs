@@ -81,7 +81,7 @@ fn child_vma(v: &Vma) -> Vma {
         anon,
         anon_inherited: anon.is_some(),
         // dup_mmap: memory locks are not inherited.
-        flags: v.flags.without(VmFlags::LOCKED),
+        flags: v.flags.without(VmFlags::LOCKED_MASK),
         ..v.clone()
     }
 }
@@ -173,6 +173,9 @@ impl Inner {
             // arch_dup_pkeys; the thread's PKRU is inherited too.
             pkeys: self.pkeys,
             guards: Default::default(),
+            // mm_init: the child keeps only VM_INIT_DEF_MASK of def_flags,
+            // so mlockall(MCL_FUTURE) is not inherited.
+            def_flags: VmFlags::EMPTY,
         };
         // From here the child is a whole address space: on failure it is torn
         // down like any other, which undoes everything.

@@ -122,12 +122,38 @@ impl Layout {
             let inner = &mut mm.inner;
             let mut shm: HashMap<ShmId, ShmId> = HashMap::new();
             let mut anon: HashMap<AnonId, AnonId> = HashMap::new();
+            let mut attach: HashMap<crate::OpenFile, crate::OpenFile> = HashMap::new();
             for mut v in self.vmas {
                 if !(v.start < v.end && page_aligned(v.start) && page_aligned(v.end)) {
                     return Err(format!("VMA {v:?} is empty, reversed or not page aligned"));
                 }
+                // The size of a System V segment is not in a layout: the
+                // farthest offset mapped, unless the memory knows more.
+                let extent = v
+                    .pgoff
+                    .saturating_mul(crate::PAGE_SIZE)
+                    .saturating_add(v.end - v.start);
+                if v.sysv().is_some() {
+                    // Attachments get files of this process (as the
+                    // anon_vmas get new ids).
+                    v.vm_file = v.vm_file.map(|f| {
+                        *attach.entry(f).or_insert_with(|| {
+                            crate::shm::attach_file(f.mode == crate::OpenMode::ReadOnly)
+                        })
+                    });
+                }
                 if let Backing::Shm(id) = &mut v.backing {
-                    *id = *shm.entry(*id).or_insert_with(|| phys.cache.new_shm());
+                    *id = match id.sysv() {
+                        Some((shmid, key)) => {
+                            let size = phys
+                                .cache
+                                .sysv_info(shmid)
+                                .map_or(extent, |s| s.size.max(extent));
+                            let seg = crate::SysvShm { shmid, key, size };
+                            phys.cache.sysv_segment(seg)
+                        }
+                        None => *shm.entry(*id).or_insert_with(|| phys.cache.new_shm()),
+                    };
                 }
                 if let Some(id) = &mut v.anon {
                     *id = *anon.entry(*id).or_insert_with(AnonId::fresh);

@@ -10,7 +10,9 @@
 //!   `MAP_GROWSDOWN`, shared / private, anonymous / file),
 //!   [`munmap`](AddressSpace::munmap), [`mprotect`](AddressSpace::mprotect),
 //!   [`mremap`](AddressSpace::mremap), [`brk`](AddressSpace::brk) and
-//!   [`madvise`](AddressSpace::madvise); VMAs split at boundaries and merge
+//!   [`madvise`](AddressSpace::madvise), the memory locks
+//!   ([`mlock`](AddressSpace::mlock) and friends), System V shared memory
+//!   ([`shmat`](AddressSpace::shmat), [`shmdt`](AddressSpace::shmdt)); VMAs split at boundaries and merge
 //!   by the kernel's rules; `max_map_count` enforced; a failed call
 //!   changes only what Linux changes before failing (see below), and
 //!   nothing panics;
@@ -69,14 +71,33 @@
 //!   none and the other's chain is singular — not so for a VMA inherited at
 //!   fork with pages ([`Vma::anon_vma_inherited`]), so a new mapping next to
 //!   it in the child stays a VMA of its own. Special mappings never merge.
-//! - **Fork**: `VM_LOCKED` is not inherited (`dup_mmap`).
+//! - **Memory locks**: [`mlock`](AddressSpace::mlock) /
+//!   [`mlock2`](AddressSpace::mlock2) (`MLOCK_ONFAULT`),
+//!   [`munlock`](AddressSpace::munlock), [`mlockall`](AddressSpace::mlockall)
+//!   (`MCL_CURRENT`, `MCL_FUTURE`: `mm->def_flags`, `MCL_ONFAULT`) and
+//!   [`munlockall`](AddressSpace::munlockall) set and clear `VM_LOCKED` /
+//!   `VM_LOCKONFAULT` with the splits and merges of `mlock_fixup`, skip
+//!   `VM_SPECIAL` VMAs, fail at holes like `mprotect`, and populate what is
+//!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK`
+//!   ([`Config::memlock_limit`], unlimited by default as for root) with the
+//!   kernel's `EPERM`, `ENOMEM` and `EAGAIN` (tests in `tests/mlock.rs`).
+//! - **System V shared memory**: [`shmat`](AddressSpace::shmat) of a
+//!   caller-named [`SysvShm`] (`do_shmat`: placed like a shared file
+//!   mapping, `SHM_RND` / `SHM_REMAP` / `SHM_RDONLY` / `SHM_EXEC`, one file
+//!   per attachment so attachments never merge) and
+//!   [`shmdt`](AddressSpace::shmdt) (`ksys_shmdt`: every piece of the
+//!   attachment within the segment's size); printed `/SYSV<key> (deleted)`
+//!   with the shmid as inode (tests in `tests/shm.rs`).
+//! - **Fork**: `VM_LOCKED` and `VM_LOCKONFAULT` are not inherited
+//!   (`dup_mmap`), nor is `mlockall(MCL_FUTURE)` (`mm_init`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
 //!   `[vsyscall]` gate page with the kernel's flags
 //!   ([`AddressSpace::map_special`]); they cannot be split (`EINVAL`) nor
 //!   grown (`EFAULT`).
 //! - **Failing calls**: errnos in the kernel's order of checks, and the
 //!   kernel's partial effects: `mprotect` changes the VMAs before a hole
-//!   or a refusing VMA and then fails; `madvise` advises every mapped part
+//!   or a refusing VMA and then fails (so do `mlock` and `munlock`);
+//!   `madvise` advises every mapped part
 //!   of a range with holes and then fails with `ENOMEM`; the other calls
 //!   change nothing when they fail.
 //!
@@ -146,6 +167,7 @@ mod guard;
 mod layout;
 mod madvise;
 mod memory;
+mod mlock;
 mod mmap;
 mod mprotect;
 mod mremap;
@@ -155,6 +177,7 @@ mod pkeys;
 mod placement;
 pub mod procmaps;
 mod range;
+mod shm;
 mod space;
 mod special;
 mod vma;
@@ -165,7 +188,9 @@ pub use error::{Errno, Fault, FaultKind};
 pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
+pub use mlock::{MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT, MLOCK_ONFAULT};
 pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
+pub use shm::{SysvShm, SHM_EXEC, SHM_RDONLY, SHM_REMAP, SHM_RND};
 pub use space::{AddressSpace, MmStats};
 pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
 

@@ -131,7 +131,8 @@ impl Memory {
         self.lock().roots.len()
     }
 
-    /// Live shared anonymous memory objects.
+    /// Live shared anonymous memory objects (System V segments included,
+    /// which live as long as the memory once attached).
     pub fn shm_objects(&self) -> usize {
         self.lock().cache.shm_objects()
     }

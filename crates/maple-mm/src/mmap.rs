@@ -31,6 +31,8 @@ impl AddressSpace {
     ///   (see [`OpenFile::thp_aligned`]); `MAP_FIXED` taken as is (page
     ///   aligned or `EINVAL`, not below `mmap_min_addr` or `EPERM`);
     ///   `MAP_FIXED_NOREPLACE` → `EEXIST` if anything is mapped there;
+    /// - `MAP_LOCKED` without the right to lock → `EPERM`; a locked mapping
+    ///   beyond `RLIMIT_MEMLOCK` → `EAGAIN` (see [`Config::memlock_limit`](crate::Config::memlock_limit));
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` or
     ///   `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
@@ -42,15 +44,17 @@ impl AddressSpace {
     ///   memory starts at offset 0, private anonymous memory gets offset
     ///   `addr >> PAGE_SHIFT`;
     /// - flags: `VM_MAY{READ,WRITE,EXEC}`, `VM_SHARED | VM_MAYSHARE` for
-    ///   shared, `VM_GROWSDOWN`, `VM_LOCKED`, `VM_NOHUGEPAGE` for
+    ///   shared, `VM_GROWSDOWN`, `VM_LOCKED` (`MAP_LOCKED`, or
+    ///   `mm->def_flags` after `mlockall(MCL_FUTURE)`), `VM_NOHUGEPAGE` for
     ///   `MAP_STACK` (Linux 6.8+), `VM_NORESERVE`, and `VM_ACCOUNT` for
     ///   private writable mappings without `MAP_NORESERVE`
     ///   (`accountable_mapping`);
     /// - `mmap_region`: what the new range covers is unmapped first (the
     ///   split check of `munmap` applies), then the new VMA merges with
     ///   compatible neighbours (`vma_merge_new_range`);
-    /// - `MAP_POPULATE` faults every page in (write faults for private
-    ///   writable mappings, `populate_vma_page_range`).
+    /// - `MAP_POPULATE` (without `MAP_NONBLOCK`) and `VM_LOCKED` (without
+    ///   `VM_LOCKONFAULT`) fault every page in (write faults for private
+    ///   writable mappings; none for `PROT_NONE`: `__mm_populate`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, MapFlags, Prot, PMD_SIZE};
@@ -184,6 +188,19 @@ impl Inner {
         {
             return Err(Errno::EEXIST);
         }
+        // do_mmap: locking needs the right to (EPERM) and room under
+        // RLIMIT_MEMLOCK (EAGAIN).
+        if flags.contains(MapFlags::LOCKED) && !self.can_do_mlock() {
+            return Err(Errno::EPERM);
+        }
+        let lock = if flags.contains(MapFlags::LOCKED) {
+            VmFlags::LOCKED
+        } else {
+            VmFlags::EMPTY
+        };
+        if !self.mlock_future_ok(self.def_flags | lock, len) {
+            return Err(Errno::EAGAIN);
+        }
         // file_mmap_ok: the mapping must end below MAX_LFS_FILESIZE.
         if file.is_some() {
             let max = i64::MAX as u64;
@@ -192,9 +209,12 @@ impl Inner {
             }
         }
 
-        let mut vmf = VmFlags::from_prot(prot).with_pkey(pkey) | VmFlags::MAY_RWX;
+        // do_mmap: mm->def_flags (VM_LOCKED after mlockall(MCL_FUTURE)).
+        let mut vmf = VmFlags::from_prot(prot).with_pkey(pkey) | VmFlags::MAY_RWX | self.def_flags;
         vmf.set(VmFlags::GROWSDOWN, flags.contains(MapFlags::GROWSDOWN));
-        vmf.set(VmFlags::LOCKED, flags.contains(MapFlags::LOCKED));
+        if flags.contains(MapFlags::LOCKED) {
+            vmf |= VmFlags::LOCKED;
+        }
         // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks.
         vmf.set(VmFlags::NOHUGEPAGE, flags.contains(MapFlags::STACK));
         if !shared && sharing != MapFlags::PRIVATE {
@@ -262,19 +282,11 @@ impl Inner {
             self.pt.zap(phys, addr, end);
             self.drop_guards(addr, end);
         }
-        if flags.contains(MapFlags::POPULATE) {
-            let write = vmf & (VmFlags::WRITE | VmFlags::SHARED) == VmFlags::WRITE;
-            let mut a = addr;
-            // get_user_pages refuses memory the thread's PKRU denies
-            // (mm_populate ignores the error).
-            let allowed = self
-                .vmas
-                .get(addr)
-                .is_some_and(|v| self.pkey_allows(v, write));
-            while allowed && a < end {
-                self.populate_page(phys, a, write);
-                a += PAGE_SIZE;
-            }
+        // do_mmap: a locked mapping, or MAP_POPULATE without MAP_NONBLOCK,
+        // is populated (mm_populate).
+        let populate = flags & (MapFlags::POPULATE | MapFlags::NONBLOCK) == MapFlags::POPULATE;
+        if populate || vmf.contains(VmFlags::LOCKED) {
+            self.mm_populate(phys, addr, end);
         }
         Ok(addr)
     }

@@ -28,7 +28,9 @@ impl AddressSpace {
     /// - a VMA whose flags do not change is left alone; the others are split
     ///   at the range's ends and merged with compatible neighbours;
     /// - removing write clears the write bit of every page-table entry of
-    ///   the range (`change_protection`), so a later write faults.
+    ///   the range (`change_protection`), so a later write faults; making
+    ///   locked private memory writable faults every page in for writing
+    ///   (`populate_vma_page_range`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, MapFlags, Prot, Errno};
@@ -113,6 +115,12 @@ impl Inner {
                 })?;
                 if vma.flags.contains(VmFlags::WRITE) && !new_flags.contains(VmFlags::WRITE) {
                     mm.pt.wrprotect(phys, s, e);
+                }
+                // mprotect_fixup: locked private memory made writable is
+                // populated with write faults (copy-on-write broken now).
+                let old_bits = vma.flags & (VmFlags::WRITE | VmFlags::SHARED | VmFlags::LOCKED);
+                if old_bits == VmFlags::LOCKED && new_flags.contains(VmFlags::WRITE) {
+                    mm.mm_populate(phys, s, e);
                 }
                 Ok(())
             },

@@ -67,6 +67,12 @@ impl AddressSpace {
     ///   the other, keeping the gaps between them (what lies in the target
     ///   under a gap stays); the range must start in a VMA (`EFAULT`); a
     ///   failure stops the walk and keeps the parts already moved.
+    /// - with `DONTUNMAP` the VMA left behind (whole: it is not split)
+    ///   loses `VM_LOCKED` / `VM_LOCKONFAULT`, without merging
+    ///   (`dontunmap_complete`);
+    /// - what a `VM_LOCKED` VMA gains by growing (in place or moved) is
+    ///   populated, unless locked on fault; growth beyond `RLIMIT_MEMLOCK`
+    ///   → `EAGAIN`.
     ///
     /// Every check comes before any change, except the `max_map_count`
     /// check of `move_vma`, which Linux too makes after the target was
@@ -95,6 +101,33 @@ fn remap_thp(vma: &Vma, addr: u64, hint: u64, new_len: u64) -> Option<u64> {
 
 impl Inner {
     pub(crate) fn mremap(
+        &mut self,
+        phys: &mut Phys,
+        addr: u64,
+        old_len: u64,
+        new_len: u64,
+        flags: RemapFlags,
+        new_addr: u64,
+    ) -> Result<u64, Errno> {
+        let to = self.remap(phys, addr, old_len, new_len, flags, new_addr)?;
+        // mremap: what a locked VMA gained (grown in place or moved) is
+        // populated (mm_populate of new_addr + old_len .. + new_len).
+        let (old_len, new_len) = (
+            page_align(old_len).unwrap_or(0),
+            page_align(new_len).unwrap_or(0),
+        );
+        let locked = self
+            .vmas
+            .get(to)
+            .is_some_and(|v| v.flags.contains(VmFlags::LOCKED));
+        if locked && new_len > old_len {
+            self.mm_populate(phys, to + old_len, to + new_len);
+        }
+        Ok(to)
+    }
+
+    /// `mremap` without the population of locked memory.
+    fn remap(
         &mut self,
         phys: &mut Phys,
         addr: u64,
@@ -240,6 +273,10 @@ impl Inner {
         if new_len > old_len && vma.flags.intersects(VmFlags::DONTEXPAND | VmFlags::PFNMAP) {
             return Err(Errno::EFAULT);
         }
+        // resize_is_valid: a locked VMA's growth must fit RLIMIT_MEMLOCK.
+        if new_len > old_len && !self.mlock_future_ok(vma.flags, new_len - old_len) {
+            return Err(Errno::EAGAIN);
+        }
         if new_len != old_len
             && vma
                 .pgoff_of(addr)
@@ -338,6 +375,17 @@ impl Inner {
             phys.cache.shm_get(id);
         }
         let ptes = self.pt.take_range(phys, old, old + old_len);
+        // dontunmap_complete: the VMA left behind, whole and unsplit, loses
+        // its memory lock (in place: no merge).
+        if dontunmap {
+            if let Some(left) = self.vmas.get(old).cloned() {
+                let unlocked = Vma {
+                    flags: left.flags.without(VmFlags::LOCKED_MASK),
+                    ..left
+                };
+                self.vmas.insert(unlocked.key(), unlocked);
+            }
+        }
         let dontunmap = dontunmap || old_len == 0;
         if !dontunmap {
             let plan = self.plan(old, old + old_len, &mut |_| Ok(None), None)?;

@@ -5,6 +5,7 @@
 
 use crate::config::PAGE_SIZE;
 use crate::frames::{FrameId, Frames};
+use crate::shm::SysvShm;
 use crate::vma::{Backing, FileId, ShmId, Special};
 use std::collections::{BTreeMap, HashMap};
 
@@ -35,6 +36,9 @@ pub(crate) struct PageCache {
     pages: BTreeMap<(Obj, u64), FrameId>,
     shm_refs: HashMap<ShmId, usize>,
     next_shm: u64,
+    /// System V segments by shmid, as last named (their page objects hold
+    /// one reference of their own: a segment outlives its attachments).
+    sysv: HashMap<i32, SysvShm>,
 }
 
 impl PageCache {
@@ -81,6 +85,23 @@ impl PageCache {
     pub(crate) fn new_shm(&mut self) -> ShmId {
         self.next_shm += 1;
         ShmId(self.next_shm)
+    }
+
+    /// The page object of System V segment `seg` (by shmid and key), held
+    /// (with the segment's own reference) from its first use on; `seg`
+    /// becomes what is known of the segment (its key and size).
+    pub(crate) fn sysv_segment(&mut self, seg: SysvShm) -> ShmId {
+        let id = ShmId::for_sysv(seg.shmid, seg.key);
+        if !self.shm_refs.contains_key(&id) {
+            self.shm_get(id);
+        }
+        self.sysv.insert(seg.shmid, seg);
+        id
+    }
+
+    /// What is known of System V segment `shmid`.
+    pub(crate) fn sysv_info(&self, shmid: i32) -> Option<SysvShm> {
+        self.sysv.get(&shmid).copied()
     }
 
     /// One more VMA maps the object.

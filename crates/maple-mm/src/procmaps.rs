@@ -29,8 +29,9 @@ use std::fmt;
 use crate::config::{Config, PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::VmFlags;
 use crate::memory::Memory;
+use crate::shm::{attach_file, SysvShm};
 use crate::space::AddressSpace;
-use crate::vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
+use crate::vma::{sysv_name, AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
 
 /// One line of `/proc/PID/maps`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,6 +413,8 @@ impl ProcImage {
         let mut start_stack = None;
         let mut heap = None;
         let mut shms: HashMap<u64, ShmId> = HashMap::new();
+        let (sysv, sysv_sizes) = sysv_attachments(lines);
+        let mut attach_files: HashMap<usize, OpenFile> = HashMap::new();
         let mut prev_end = 0;
         {
             let mut phys = mem.lock();
@@ -468,6 +471,22 @@ impl ProcImage {
                                 .thp_aligned(thp_aligned_path(&m.name)),
                         );
                         Backing::File(id)
+                    }
+                    MapsKind::SharedAnon if sysv[i].is_some() => {
+                        let (shmid, key, group) = sysv[i].unwrap_or_default();
+                        let seg = SysvShm {
+                            shmid,
+                            key,
+                            size: sysv_sizes.get(&shmid).copied().unwrap_or(0),
+                        };
+                        // SHM_RDONLY attachments have no VM_MAYWRITE.
+                        let read_only = !flags.contains(VmFlags::MAYWRITE);
+                        vm_file = Some(
+                            *attach_files
+                                .entry(group)
+                                .or_insert_with(|| attach_file(read_only)),
+                        );
+                        Backing::Shm(phys.cache.sysv_segment(seg))
                     }
                     MapsKind::SharedAnon => {
                         let id = *shms.entry(m.inode).or_insert_with(|| phys.cache.new_shm());
@@ -526,6 +545,40 @@ impl ProcImage {
     }
 }
 
+/// The System V segment and attachment of each maps line
+/// (`/SYSV<key> (deleted)`, the shmid as inode): `(shmid, key, attachment)`,
+/// a line continuing the one before (adjacent, same segment, contiguous
+/// offsets) being the same attachment, any other a new one. And each
+/// segment's size, taken as the farthest offset its lines map (the maps
+/// text does not show `shm_segsz`).
+#[allow(clippy::type_complexity)]
+fn sysv_attachments(lines: &[MapsLine]) -> (Vec<Option<(i32, i32, usize)>>, HashMap<i32, u64>) {
+    let mut out: Vec<Option<(i32, i32, usize)>> = Vec::with_capacity(lines.len());
+    let mut sizes: HashMap<i32, u64> = HashMap::new();
+    for (i, m) in lines.iter().enumerate() {
+        let Some(key) = SysvShm::key_of_maps_name(&m.name) else {
+            out.push(None);
+            continue;
+        };
+        let shmid = m.inode as i32;
+        let size = sizes.entry(shmid).or_insert(0);
+        *size = (*size).max(m.offset + (m.end - m.start));
+        let prev = i.checked_sub(1).map(|p| (&lines[p], out[p]));
+        let group = match prev {
+            Some((p, Some((_, _, g))))
+                if p.end == m.start
+                    && p.inode == m.inode
+                    && p.offset + (p.end - p.start) == m.offset =>
+            {
+                g
+            }
+            _ => i,
+        };
+        out.push(Some((shmid, key, group)));
+    }
+    (out, sizes)
+}
+
 /// The flags a maps line stands for when no `VmFlags` are known.
 fn assumed_flags(m: &MapsLine) -> VmFlags {
     if let Some(sp) = Special::from_name(&m.name) {
@@ -572,6 +625,15 @@ pub fn maps_lines(
                 let (dev, inode) = files.identity(id);
                 let name = files.name(id).unwrap_or("").to_string();
                 (v.pgoff() << PAGE_SHIFT, dev, inode, name)
+            }
+            Backing::Shm(id) if id.sysv().is_some() => {
+                let (shmid, key) = id.sysv().unwrap_or_default();
+                (
+                    v.pgoff() << PAGE_SHIFT,
+                    (0, 1),
+                    shmid as u64,
+                    sysv_name(key),
+                )
             }
             Backing::Shm(id) => {
                 let (name, inode) = files

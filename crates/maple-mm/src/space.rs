@@ -2,6 +2,7 @@
 //! process (the kernel's `mm_struct`).
 
 use crate::config::{Config, PAGE_SHIFT};
+use crate::flags::VmFlags;
 use crate::memory::{Memory, Phys};
 use crate::pagetable::PageTables;
 use crate::vma::{Backing, Vma};
@@ -53,6 +54,9 @@ pub(crate) struct Inner {
     pub(crate) pkeys: crate::pkeys::Pkeys,
     /// Guard-region pages (`MADV_GUARD_INSTALL`).
     pub(crate) guards: crate::guard::Guards,
+    /// `mm->def_flags`: flags every new mapping gets (`VM_LOCKED` and
+    /// `VM_LOCKONFAULT` after `mlockall(MCL_FUTURE)`).
+    pub(crate) def_flags: VmFlags,
 }
 
 /// The accounting of an address space.
@@ -92,6 +96,7 @@ impl Inner {
             vsyscall: false,
             pkeys: crate::pkeys::Pkeys::new(),
             guards: Default::default(),
+            def_flags: VmFlags::EMPTY,
         }
     }
 

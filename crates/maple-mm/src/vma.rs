@@ -167,10 +167,34 @@ impl Special {
 pub const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 
 /// A shared anonymous memory object (Linux: the shmem file behind a
-/// `MAP_SHARED | MAP_ANONYMOUS` mapping). Freed with its last mapping.
+/// `MAP_SHARED | MAP_ANONYMOUS` mapping, freed with its last mapping, or
+/// a System V segment, kept while its [`Memory`](crate::Memory) lives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShmId(pub(crate) u64);
+
+impl ShmId {
+    /// The tag of a System V segment's id.
+    const SYSV: u64 = 1 << 63;
+
+    /// The object of System V segment `shmid` (non-negative) made with
+    /// `key`: the id holds both (bits 0..31 the shmid, 31..63 the key), so a
+    /// VMA names its segment without growing.
+    pub(crate) fn for_sysv(shmid: i32, key: i32) -> ShmId {
+        ShmId(ShmId::SYSV | (u64::from(key as u32) << 31) | (shmid as u32 as u64 & 0x7fff_ffff))
+    }
+
+    /// `(shmid, key)` of a System V segment's object.
+    pub(crate) fn sysv(self) -> Option<(i32, i32)> {
+        (self.0 & ShmId::SYSV != 0)
+            .then_some(((self.0 & 0x7fff_ffff) as i32, (self.0 >> 31) as u32 as i32))
+    }
+}
+
+/// The name `/proc/PID/maps` prints for a System V segment made with `key`.
+pub(crate) fn sysv_name(key: i32) -> String {
+    format!("/SYSV{:08x} (deleted)", key as u32)
+}
 
 /// The identity of an `anon_vma`: the set of anonymous pages a VMA's pages
 /// belong to. Assigned on the first anonymous fault (`anon_vma_prepare`),
@@ -198,7 +222,8 @@ pub enum Backing {
     Anon,
     /// A file, shared or private (the VMA's flags tell).
     File(FileId),
-    /// Shared anonymous memory.
+    /// Shared anonymous memory, or a System V segment (its VMAs' `vm_file`
+    /// is then the attachment's file).
     Shm(ShmId),
     /// A special mapping of the kernel ([`Special`]): its pages come from
     /// the kernel (the model: one zero-filled object per kind, shared by
@@ -221,7 +246,8 @@ pub struct Vma {
     pub(crate) pgoff: u64,
     pub(crate) backing: Backing,
     /// `vm_file` for a file mapping: the file, its open mode, its file
-    /// system's placement rule. (A serialized layout without it has none.)
+    /// system's placement rule; for a System V attachment, the attachment's
+    /// own file. (A serialized layout without it has none.)
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) vm_file: Option<OpenFile>,
     pub(crate) anon: Option<AnonId>,
@@ -278,7 +304,10 @@ impl Vma {
     }
     /// The file as it was opened for the mapping (`vm_file`), for a file mapping.
     pub fn open_file(&self) -> Option<OpenFile> {
-        self.vm_file
+        match self.backing {
+            Backing::File(_) => self.vm_file,
+            _ => None,
+        }
     }
     /// The special mapping this VMA is, if any.
     pub fn special(&self) -> Option<Special> {
@@ -298,6 +327,20 @@ impl Vma {
     /// Linux 6.16+; before, `list_is_singular(&vma->anon_vma_chain)`).
     pub fn anon_vma_inherited(&self) -> bool {
         self.anon_inherited
+    }
+    /// The shmid of the System V shared memory segment, for a VMA made by
+    /// [`shmat`](crate::AddressSpace::shmat) (see
+    /// [`sysv_segment`](crate::AddressSpace::sysv_segment)).
+    pub fn sysv_shmid(&self) -> Option<i32> {
+        self.sysv().map(|(shmid, _)| shmid)
+    }
+
+    /// `(shmid, key)` of the System V segment a VMA of `shmat` maps.
+    pub(crate) fn sysv(&self) -> Option<(i32, i32)> {
+        match self.backing {
+            Backing::Shm(id) => id.sysv(),
+            _ => None,
+        }
     }
     /// `VM_SHARED`.
     pub fn is_shared(&self) -> bool {
@@ -444,16 +487,21 @@ pub(crate) fn perms(f: VmFlags) -> String {
 impl fmt::Display for Vma {
     /// One line of `/proc/PID/maps` (`show_map_vma`): the offset column is
     /// the file offset for file mappings, 0 otherwise; device and inode are
-    /// 00:00 and the file id; shared anonymous memory is named `/dev/zero (deleted)`.
+    /// 00:00 and the file id; shared anonymous memory is named `/dev/zero
+    /// (deleted)`, a System V segment `/SYSV<key> (deleted)` with its shmid
+    /// as the inode.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (off, ino, name) = match self.backing {
             Backing::Anon => (0, 0, String::new()),
             Backing::File(id) => (self.pgoff * PAGE_SIZE, id.0, format!("file:{}", id.0)),
-            Backing::Shm(id) => (
-                self.pgoff * PAGE_SIZE,
-                id.0,
-                "/dev/zero (deleted)".to_string(),
-            ),
+            Backing::Shm(id) => match id.sysv() {
+                Some((shmid, key)) => (self.pgoff * PAGE_SIZE, shmid as u64, sysv_name(key)),
+                None => (
+                    self.pgoff * PAGE_SIZE,
+                    id.0,
+                    "/dev/zero (deleted)".to_string(),
+                ),
+            },
             Backing::Special(s) => (0, 0, s.name().to_string()),
         };
         let head = format!(

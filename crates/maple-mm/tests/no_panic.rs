@@ -1,11 +1,12 @@
 //! Property test: system calls with arbitrary arguments never panic, and a
-//! call that fails changes nothing, except `mprotect` and `madvise`, which
-//! Linux applies VMA by VMA up to the failure (tests/errors.rs checks how).
+//! call that fails changes nothing, except `mprotect`, `madvise`, `mlock`
+//! and `munlock`, which Linux applies VMA by VMA up to the failure
+//! (tests/errors.rs and tests/mlock.rs check how).
 
 mod common;
 use common::*;
 use maple_mm::{
-    AddressSpace, Config, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, Special,
+    AddressSpace, Config, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, Special, SysvShm,
     TASK_SIZE,
 };
 use proptest::prelude::*;
@@ -55,6 +56,13 @@ enum Call {
     /// map_special: (kind, addr, len)
     Special(u8, u64, u64),
     AnonVmaPrepare(u64),
+    /// mlock2 / munlock: (addr, len, flags, lock)
+    Mlock(u64, u64, u32, bool),
+    /// mlockall (flags) or, for `None`, munlockall
+    Mlockall(Option<u32>),
+    /// shmat: (shmid, size, addr, flags)
+    Shmat(i32, u64, u64, u32),
+    Shmdt(u64),
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -84,6 +92,11 @@ fn call() -> impl Strategy<Value = Call> {
             .prop_map(|(a, l, p, f, m, t, o)| Call::MmapFile(a, l, p, f, m, t, o)),
         1 => (0..4u8, addr(), len()).prop_map(|(k, a, l)| Call::Special(k, a, l)),
         1 => addr().prop_map(Call::AnonVmaPrepare),
+        2 => (addr(), len(), prop_oneof![Just(0u32), Just(1), any::<u32>()], any::<bool>()).prop_map(|(a, l, f, k)| Call::Mlock(a, l, f, k)),
+        1 => prop_oneof![Just(None), (0..9u32).prop_map(Some), any::<u32>().prop_map(Some)].prop_map(Call::Mlockall),
+        2 => (prop_oneof![0..3i32, any::<i32>()], prop_oneof![Just(0u64), 1..64 * P, any::<u64>()], addr(), prop_oneof![Just(0u32), Just(0o10000), Just(0o20000), Just(0o40000), Just(0o60000), Just(0o100000), any::<u32>()])
+            .prop_map(|(id, sz, a, f)| Call::Shmat(id, sz, a, f)),
+        1 => addr().prop_map(Call::Shmdt),
     ]
 }
 
@@ -138,6 +151,19 @@ fn run(mm: &mut AddressSpace, c: &Call) -> bool {
             mm.anon_vma_prepare(a);
             true
         }
+        Call::Mlock(a, l, f, true) => mm.mlock2(a, l, f).is_ok(),
+        Call::Mlock(a, l, _, false) => mm.munlock(a, l).is_ok(),
+        Call::Mlockall(Some(f)) => mm.mlockall(f).is_ok(),
+        Call::Mlockall(None) => mm.munlockall().is_ok(),
+        Call::Shmat(id, size, a, f) => {
+            let seg = SysvShm {
+                shmid: id,
+                key: id,
+                size,
+            };
+            mm.shmat(seg, a, f).is_ok()
+        }
+        Call::Shmdt(a) => mm.shmdt(a).is_ok(),
     }
 }
 
@@ -145,13 +171,16 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn arbitrary_calls_never_panic(calls in prop::collection::vec(call(), 1..40), small in any::<bool>()) {
+    fn arbitrary_calls_never_panic(calls in prop::collection::vec(call(), 1..40), small in any::<bool>(), may_lock in any::<bool>()) {
         let cfg = if small { Config { max_map_count: 6, mmap_min_addr: 0, ..Config::default() } } else { Config::default() };
+        // A lock populates every page it covers: RLIMIT_MEMLOCK keeps the
+        // populated part small (and 0 forbids locking).
+        let cfg = Config { memlock_limit: Some(if may_lock { 1 << 20 } else { 0 }), ..cfg };
         let mut mm = AddressSpace::with_config(cfg);
         for c in &calls {
             let before = (mm.maps(), mm.stats());
             let ok = run(&mut mm, c);
-            let partial = matches!(c, Call::Mprotect(..) | Call::Madvise(..));
+            let partial = matches!(c, Call::Mprotect(..) | Call::Madvise(..) | Call::Mlock(..));
             if !ok && !partial {
                 let after = (mm.maps(), mm.stats());
                 prop_assert_eq!(&before.0, &after.0, "{:?} failed but changed the layout", c);

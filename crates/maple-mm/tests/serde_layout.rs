@@ -187,3 +187,27 @@ fn bad_layouts_are_errors() {
         .unwrap();
     assert!(err.to_string().contains("not page aligned"), "{err}");
 }
+
+/// System V attachments survive the round trip: printed the same, their
+/// segment's size known, and each can be detached whole.
+#[test]
+fn system_v_attachments_round_trip() {
+    let mut mm = AddressSpace::new();
+    let seg = maple_mm::SysvShm {
+        shmid: 3,
+        key: 0x5eed,
+        size: 3 * PAGE,
+    };
+    let a = mm.shmat(seg, 0, 0).unwrap();
+    let b = mm.shmat(seg, 0, maple_mm::SHM_RDONLY).unwrap();
+    mm.mprotect(a + PAGE, PAGE, Prot::READ).unwrap();
+    let mut copy: AddressSpace =
+        serde_json::from_str(&serde_json::to_string(&mm).unwrap()).unwrap();
+    copy.validate().unwrap();
+    assert_eq!(copy.maps(), mm.maps());
+    assert_eq!(copy.sysv_segment(3), Some(seg));
+    copy.shmdt(a).unwrap();
+    assert_eq!(copy.map_count(), 1);
+    assert_eq!(copy.vma_at(b).unwrap().sysv_shmid(), Some(3));
+    copy.validate().unwrap();
+}

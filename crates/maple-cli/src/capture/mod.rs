@@ -48,9 +48,10 @@ pub struct CaptureArgs {
 /// memory calls do: the open mode (`O_RDONLY`, `O_RDWR`, ...) of each
 /// descriptor a mapping may use (the opens and `dup`s), and which
 /// protection keys are allocated (`pkey_alloc`, `pkey_free`, which strace
-/// does not count as memory calls).
+/// does not count as memory calls), and the size of each System V segment
+/// `shmat` attaches (`shmget`).
 pub const STATE_CALLS: &str =
-    "open,openat,openat2,creat,memfd_create,dup,dup2,dup3,close,pkey_alloc,pkey_free";
+    "open,openat,openat2,creat,memfd_create,dup,dup2,dup3,close,pkey_alloc,pkey_free,shmget";
 
 /// The wrapper: replaces itself with `argv[0]` (an absolute path) at once.
 /// Returns only on failure.

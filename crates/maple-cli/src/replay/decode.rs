@@ -44,6 +44,21 @@ pub enum Op {
     Brk { addr: u64 },
     /// `madvise(addr, len, advice)` with the raw advice.
     Madvise { addr: u64, len: u64, advice: i32 },
+    /// `shmget(key, size, flags)`: what it says about the segment whose id
+    /// it returns (traced by `maple capture --state-calls` only).
+    Shmget { key: i32, size: u64 },
+    /// `shmat(shmid, addr, flags)`.
+    Shmat { shmid: i64, addr: u64, flags: u32 },
+    /// `shmdt(addr)`.
+    Shmdt { addr: u64 },
+    /// `mlock(addr, len)` (flags 0) / `mlock2(addr, len, flags)`.
+    Mlock { addr: u64, len: u64, flags: u32 },
+    /// `munlock(addr, len)`.
+    Munlock { addr: u64, len: u64 },
+    /// `mlockall(flags)`.
+    Mlockall { flags: u32 },
+    /// `munlockall()`.
+    Munlockall,
 }
 
 fn bits(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
@@ -129,6 +144,31 @@ const REMAPS: [(&str, u64); 3] = [
     ("MREMAP_FIXED", 2),
     ("MREMAP_DONTUNMAP", 4),
 ];
+
+/// `SHM_*` flags of `shmat` (`SHM_RDONLY`, `SHM_RND`, `SHM_REMAP`, `SHM_EXEC`).
+const SHMATS: [(&str, u64); 4] = [
+    ("SHM_RDONLY", maple_mm::SHM_RDONLY as u64),
+    ("SHM_RND", maple_mm::SHM_RND as u64),
+    ("SHM_REMAP", maple_mm::SHM_REMAP as u64),
+    ("SHM_EXEC", maple_mm::SHM_EXEC as u64),
+];
+
+/// `MLOCK_ONFAULT`, the flag of `mlock2`.
+const MLOCKS: [(&str, u64); 1] = [("MLOCK_ONFAULT", maple_mm::MLOCK_ONFAULT as u64)];
+
+/// `MCL_*` flags of `mlockall`.
+const MCLS: [(&str, u64); 3] = [
+    ("MCL_CURRENT", maple_mm::MCL_CURRENT as u64),
+    ("MCL_FUTURE", maple_mm::MCL_FUTURE as u64),
+    ("MCL_ONFAULT", maple_mm::MCL_ONFAULT as u64),
+];
+
+/// A flag argument: names joined by `|`, numbers, and strace's
+/// `0x2 /* MLOCK_??? */` for bits it has no name for.
+fn flag_arg(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
+    let s = s.split("/*").next().unwrap_or(s).trim();
+    bits(s, table, what)
+}
 
 /// `MADV_*` names and values (x86-64).
 pub const MADVS: [(&str, u64); 27] = [
@@ -269,6 +309,43 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
                 advice: advice as i32,
             }
         }
+        "shmget" => {
+            let k = arg(c, 0)?.trim();
+            let key = if k == "IPC_PRIVATE" {
+                0
+            } else {
+                num(k, "key")? as i32
+            };
+            Op::Shmget {
+                key,
+                size: num(arg(c, 1)?, "size")?,
+            }
+        }
+        "shmat" => Op::Shmat {
+            shmid: num(arg(c, 0)?, "shmid")? as i64,
+            addr: num(arg(c, 1)?, "address")?,
+            flags: flag_arg(arg(c, 2)?, &SHMATS, "shmat flag")? as u32,
+        },
+        "shmdt" => Op::Shmdt {
+            addr: num(arg(c, 0)?, "address")?,
+        },
+        "mlock" | "mlock2" => Op::Mlock {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+            flags: if c.name == "mlock2" {
+                flag_arg(arg(c, 2)?, &MLOCKS, "mlock2 flag")? as u32
+            } else {
+                0
+            },
+        },
+        "munlock" => Op::Munlock {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+        },
+        "mlockall" => Op::Mlockall {
+            flags: flag_arg(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
+        },
+        "munlockall" => Op::Munlockall,
         _ => return Ok(None),
     };
     Ok(Some(op))
@@ -276,14 +353,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
 
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 13] = [
-    "shmat",
-    "shmdt",
-    "mlock",
-    "mlock2",
-    "munlock",
-    "mlockall",
-    "munlockall",
+pub const NOT_MODELLED: [&str; 6] = [
     "mbind",
     "remap_file_pages",
     "process_madvise",
@@ -408,6 +478,78 @@ mod tests {
             }
         );
         assert_eq!(one("pkey_free(2) = 0"), Op::PkeyFree { pkey: 2 });
+    }
+
+    #[test]
+    fn decodes_shm_and_lock_calls() {
+        assert_eq!(
+            one("shmget(IPC_PRIVATE, 40960, IPC_CREAT|0600) = 1"),
+            Op::Shmget {
+                key: 0,
+                size: 40960
+            }
+        );
+        assert_eq!(
+            one("shmget(0x1234, 41060, IPC_CREAT|0600) = 4"),
+            Op::Shmget {
+                key: 0x1234,
+                size: 41060
+            }
+        );
+        assert_eq!(
+            one("shmat(3, 0x7ffff7d9f005, SHM_RND|SHM_REMAP) = 0x7ffff7d9f000"),
+            Op::Shmat {
+                shmid: 3,
+                addr: 0x7fff_f7d9_f005,
+                flags: maple_mm::SHM_RND | maple_mm::SHM_REMAP
+            }
+        );
+        assert_eq!(
+            one("shmat(-1, NULL, 0) = -1 EINVAL (Invalid argument)"),
+            Op::Shmat {
+                shmid: -1,
+                addr: 0,
+                flags: 0
+            }
+        );
+        assert_eq!(
+            one("shmdt(0x7ffff7d7e000) = 0"),
+            Op::Shmdt {
+                addr: 0x7fff_f7d7_e000
+            }
+        );
+        assert_eq!(
+            one("mlock2(0x7ffff7fb8000, 4096, 0x2 /* MLOCK_??? */) = -1 EINVAL (Invalid argument)"),
+            Op::Mlock {
+                addr: 0x7fff_f7fb_8000,
+                len: 4096,
+                flags: 2
+            }
+        );
+        assert_eq!(
+            one("mlock2(0x7ffff7fbc000, 4096, MLOCK_ONFAULT) = 0"),
+            Op::Mlock {
+                addr: 0x7fff_f7fb_c000,
+                len: 4096,
+                flags: 1
+            }
+        );
+        assert_eq!(
+            one("munlock(0x7ffff7d96000, 8192) = 0"),
+            Op::Munlock {
+                addr: 0x7fff_f7d9_6000,
+                len: 8192
+            }
+        );
+        assert_eq!(
+            one("mlockall(MCL_FUTURE|MCL_ONFAULT) = 0"),
+            Op::Mlockall { flags: 6 }
+        );
+        assert_eq!(
+            one("mlockall(0) = -1 EINVAL (Invalid argument)"),
+            Op::Mlockall { flags: 0 }
+        );
+        assert_eq!(one("munlockall() = 0"), Op::Munlockall);
     }
 
     #[test]

@@ -16,7 +16,8 @@ use maple_mm::procmaps::{
     maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
 };
 use maple_mm::{
-    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, VmFlags,
+    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, SysvShm,
+    VmFlags,
 };
 
 use super::compare::{compare, Diff};
@@ -195,6 +196,9 @@ struct Replayer<'a> {
     proc_space: HashMap<u32, Option<usize>>,
     task_tgid: HashMap<u32, u32>,
     used_snapshots: HashSet<usize>,
+    /// System V segments by shmid, as `shmget` made them or as a later
+    /// snapshot shows them ([`Replayer::segment`]).
+    segments: HashMap<i64, SysvShm>,
     out: Outcome,
 }
 
@@ -703,11 +707,88 @@ impl<'a> Replayer<'a> {
         (d.path == path).then_some(d.mode)
     }
 
+    /// The System V segment `shmid` that call `i` (a `shmat`) attaches: as
+    /// `shmget` made it when the trace has that call (`maple capture
+    /// --state-calls`); else as the first later snapshot shows it — of the
+    /// same process first, then of any — from its `/SYSV<key> (deleted)`
+    /// lines whose inode is the shmid (or, failing that, the line starting
+    /// at the address the kernel returned): the key from the name, the size
+    /// from the farthest offset mapped (whole pages: a size that is not a
+    /// multiple of a page is not visible). `None` if nothing shows it.
+    fn segment(&mut self, i: usize, tgid: u32, shmid: i64) -> Option<SysvShm> {
+        if let Some(s) = self.segments.get(&shmid) {
+            return Some(*s);
+        }
+        let c = &self.cap.calls[i];
+        let returned = match c.ret {
+            Ret::Val(a) => Some(a),
+            _ => None,
+        };
+        let mut later: Vec<&Snapshot> = self
+            .cap
+            .snapshots
+            .iter()
+            .filter(|s| s.time > c.time)
+            .collect();
+        later.sort_by_key(|s| (s.tgid != tgid, s.time));
+        for s in later {
+            let Ok((lines, _)) = self.cap.snapshot_layout(s) else {
+                continue;
+            };
+            let sysv = |l: &&MapsLine| SysvShm::key_of_maps_name(&l.name).is_some();
+            let inode = lines
+                .iter()
+                .filter(sysv)
+                .find(|l| l.inode as i64 == shmid)
+                .or_else(|| {
+                    lines
+                        .iter()
+                        .filter(sysv)
+                        .find(|l| Some(l.start) == returned)
+                })
+                .map(|l| l.inode);
+            let Some(inode) = inode else { continue };
+            let mine: Vec<&MapsLine> = lines
+                .iter()
+                .filter(sysv)
+                .filter(|l| l.inode == inode)
+                .collect();
+            let size = mine.iter().map(|l| l.offset + (l.end - l.start)).max()?;
+            let key = SysvShm::key_of_maps_name(&mine[0].name)?;
+            let seg = SysvShm {
+                shmid: shmid as i32,
+                key,
+                size,
+            };
+            self.segments.insert(shmid, seg);
+            return Some(seg);
+        }
+        None
+    }
+
     /// Applies memory call `i` (`c`, decoded as `op`). Returns `Some(j)`
     /// when call `i` raced with call `j` of another thread ([`raced_with`]):
     /// then nothing was applied, and the caller applies `j` first.
     fn memory_call(&mut self, i: usize, c: &Call, op: Op, may_race: bool) -> Option<usize> {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+        // shmget changes no layout: it names a segment for later shmats.
+        // A shmget of an existing segment may ask for less than its size
+        // (0 to look it up), never more: the largest size seen is kept.
+        if let Op::Shmget { key, size } = op {
+            if let (Ret::Val(shmid), true) = (c.ret.clone(), size > 0) {
+                let shmid = shmid as i64;
+                let seg = SysvShm {
+                    shmid: shmid as i32,
+                    key,
+                    size,
+                };
+                self.segments
+                    .entry(shmid)
+                    .and_modify(|s| s.size = s.size.max(size))
+                    .or_insert(seg);
+            }
+            return None;
+        }
         let known = match &op {
             Op::Mmap {
                 file: Some(p), fd, ..
@@ -727,6 +808,27 @@ impl<'a> Replayer<'a> {
                 .or_default() += 1;
             return None;
         }
+        let segment = match op {
+            Op::Shmat { shmid, .. } if shmid >= 0 => {
+                let seg = self.segment(i, tgid, shmid);
+                if seg.is_none() {
+                    *self
+                        .proc_mut(tgid)
+                        .not_modelled
+                        .entry("shmat of a segment of unknown size".into())
+                        .or_default() += 1;
+                    return None;
+                }
+                seg
+            }
+            // A negative shmid: EINVAL whatever the segment.
+            Op::Shmat { shmid, .. } => Some(SysvShm {
+                shmid: shmid as i32,
+                key: 0,
+                size: 0,
+            }),
+            _ => None,
+        };
         self.proc_mut(tgid).calls += 1;
         let files = &mut self.files;
         let slot = self.proc_space.get(&tgid).copied().flatten()?;
@@ -961,6 +1063,70 @@ impl<'a> Replayer<'a> {
                     self.mismatch(tgid, c, n);
                 }
             }
+            Op::Shmat { addr, flags, .. } => {
+                let seg = segment?;
+                let m = sp.shmat(seg, addr, flags);
+                let mut note = None;
+                match (&c.ret, &m) {
+                    (Ret::Val(k), Ok(mv)) if k != mv => {
+                        note = Some(format!("kernel {k:#x}, model {mv:#x}"));
+                        // Put it where the kernel did.
+                        let _ = sp.shmdt(*mv);
+                        let _ = sp.shmat(seg, *k, flags | maple_mm::SHM_REMAP);
+                    }
+                    (Ret::Val(k), Err(me)) => {
+                        note = Some(format!("kernel {k:#x}, model -1 {}", me.name()));
+                        let _ = sp.shmat(seg, *k, flags | maple_mm::SHM_REMAP);
+                    }
+                    (Ret::Err(e), Ok(mv)) => {
+                        note = Some(format!("kernel -1 {e}, model {mv:#x}"));
+                        let _ = sp.shmdt(*mv);
+                    }
+                    (Ret::Err(e), Err(me)) if e != errno_name(*me) => {
+                        note = Some(format!("kernel -1 {e}, model -1 {}", me.name()));
+                    }
+                    _ => {}
+                }
+                if let Some(n) = note {
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Shmget { .. } => {}
+            Op::Shmdt { addr } => {
+                let m = sp.shmdt(addr);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Mlock { addr, len, flags } => {
+                let m = sp.mlock2(addr, len, flags);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Munlock { addr, len } => {
+                let m = sp.munlock(addr, len);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Mlockall { flags } => {
+                let m = sp.mlockall(flags);
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
+            Op::Munlockall => {
+                let m = sp.munlockall();
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
             Op::PkeyAlloc { flags, rights } => {
                 let m = sp.pkey_alloc(flags, rights).map(u64::from);
                 let same = match (&c.ret, &m) {
@@ -1086,6 +1252,7 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
         proc_space: HashMap::new(),
         task_tgid: HashMap::new(),
         used_snapshots: HashSet::new(),
+        segments: HashMap::new(),
         out: Outcome::default(),
     };
     for &t in &cap.tids {
