@@ -32,11 +32,12 @@ use core::ptr::{self, NonNull};
 pub(crate) const CLASSES: usize = 12;
 const MAX_CLASS: usize = CLASSES - 1;
 
-/// The class of a tree's first chunk when it grows one node at a time: 8
-/// nodes. A rebuilding store makes its new nodes before it gives back the
-/// old ones; with a 4-node first chunk, a small tree's first split already
-/// needed a second chunk (measured on `rebuild` at N = 21, see README).
-const FIRST_CLASS: usize = 1;
+/// The class of a tree's first chunk when it grows one node at a time: 4
+/// nodes, which hold a tree of up to about 24 ranges. A rebuild of a plain
+/// tree writes one node per level in place, so a small tree's splits fit
+/// in it; the memory a small tree does not use is what many small trees
+/// (a process's `fork`s, `rebuild` at N = 21) pay for in cache misses.
+const FIRST_CLASS: usize = 0;
 
 /// Most bytes of chunks one thread keeps for reuse.
 pub const CACHE_LIMIT: usize = 128 << 20;
