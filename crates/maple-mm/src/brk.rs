@@ -98,6 +98,7 @@ impl Inner {
             vm_file: None,
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         let prev = if oldbrk > self.start_brk {
             self.vmas

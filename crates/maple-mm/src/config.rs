@@ -63,6 +63,14 @@ pub struct Config {
     /// (`can_do_mlock`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub memlock_limit: Option<u64>,
+    /// Whether the kernel was built with `CONFIG_ANON_VMA_NAME` (Linux
+    /// 5.17+), so that `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` names
+    /// anonymous VMAs (see
+    /// [`AddressSpace::set_anon_name`](crate::AddressSpace::set_anon_name)).
+    /// Default `false`: the call fails with `EINVAL` and changes nothing,
+    /// as on kernels built without it.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub anon_vma_name: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -85,6 +93,7 @@ impl Default for Config {
             start_brk: 0x5555_5555_9000,
             pkeys: true,
             memlock_limit: None,
+            anon_vma_name: false,
         }
     }
 }

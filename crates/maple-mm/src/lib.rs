@@ -88,6 +88,14 @@
 //!   [`shmdt`](AddressSpace::shmdt) (`ksys_shmdt`: every piece of the
 //!   attachment within the segment's size); printed `/SYSV<key> (deleted)`
 //!   with the shmid as inode (tests in `tests/shm.rs`).
+//! - **Anonymous VMA names**:
+//!   [`set_anon_name`](AddressSpace::set_anon_name) is
+//!   `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` (`prctl_set_vma`,
+//!   `madvise_set_anon_name`) on kernels with `CONFIG_ANON_VMA_NAME`
+//!   ([`Config::anon_vma_name`], off by default: `EINVAL`); names split and
+//!   merge VMAs like other attributes (`is_mergeable_vma`), survive fork
+//!   and `mremap`, and print as `[anon:NAME]` / `[anon_shmem:NAME]`
+//!   ([`Vma::anon_name`], tests in `tests/anon_name.rs`).
 //! - **Fork**: `VM_LOCKED` and `VM_LOCKONFAULT` are not inherited
 //!   (`dup_mmap`), nor is `mlockall(MCL_FUTURE)` (`mm_init`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
@@ -153,6 +161,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod anon_name;
 mod brk;
 mod check;
 mod config;
@@ -182,6 +191,7 @@ mod space;
 mod special;
 mod vma;
 
+pub use anon_name::ANON_VMA_NAME_MAX_LEN;
 pub use check::CheckError;
 pub use config::{page_align, Config, PAGE_SHIFT, PAGE_SIZE, PMD_SIZE, PUD_SIZE, TASK_SIZE};
 pub use error::{Errno, Fault, FaultKind};

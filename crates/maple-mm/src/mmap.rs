@@ -269,6 +269,7 @@ impl Inner {
             vm_file: file,
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         let plan = self.plan(addr, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {

@@ -31,7 +31,9 @@ use crate::flags::VmFlags;
 use crate::memory::Memory;
 use crate::shm::{attach_file, SysvShm};
 use crate::space::AddressSpace;
-use crate::vma::{sysv_name, AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma};
+use crate::vma::{
+    anon_vma_label, sysv_name, AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma,
+};
 
 /// One line of `/proc/PID/maps`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -391,6 +393,9 @@ impl ProcImage {
     ///   faulted yet); no page is present;
     /// - a file is one [`FileId`] per name; a shared anonymous object is
     ///   one per inode;
+    /// - `[anon:NAME]` / `[anon_shmem:NAME]` lines are private / shared
+    ///   anonymous VMAs named `NAME` ([`Vma::anon_name`]); the config is
+    ///   the caller's (set [`Config::anon_vma_name`] to rename them);
     /// - lines at or above the config's `task_size` go to [`gate`](Self::gate).
     pub fn load(
         lines: &[MapsLine],
@@ -490,7 +495,10 @@ impl ProcImage {
                     }
                     MapsKind::SharedAnon => {
                         let id = *shms.entry(m.inode).or_insert_with(|| phys.cache.new_shm());
-                        files.set_shm_name(id, &m.name, m.inode);
+                        // A named VMA's line shows the VMA's name, not the object's.
+                        if anon_name(&m.name).is_none() {
+                            files.set_shm_name(id, &m.name, m.inode);
+                        }
                         Backing::Shm(id)
                     }
                 };
@@ -514,6 +522,7 @@ impl ProcImage {
                     vm_file,
                     anon,
                     anon_inherited: false,
+                    anon_name: anon_name(&m.name).map(Box::from),
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }
@@ -609,7 +618,8 @@ fn assumed_flags(m: &MapsLine) -> VmFlags {
 /// A space's layout as the kernel prints it in `/proc/PID/maps`: file paths
 /// and devices from `files`, `[heap]` for the VMAs overlapping
 /// `start_brk..brk`, `[stack]` for the one containing `start_stack`,
-/// `/dev/zero (deleted)` for shared anonymous memory, then the `gate` lines.
+/// `/dev/zero (deleted)` for shared anonymous memory, `[anon:NAME]` and
+/// `[anon_shmem:NAME]` for named anonymous VMAs, then the `gate` lines.
 pub fn maps_lines(
     space: &AddressSpace,
     files: &FileTable,
@@ -641,19 +651,24 @@ pub fn maps_lines(
                     .get(&id)
                     .cloned()
                     .unwrap_or_else(|| ("/dev/zero (deleted)".to_string(), 0));
+                let name = match v.anon_name() {
+                    Some(n) => anon_vma_label(Some(n), true),
+                    None => name,
+                };
                 (v.pgoff() << PAGE_SHIFT, (0, 1), inode, name)
             }
             Backing::Special(sp) => (0, (0, 0), 0, sp.name().to_string()),
             Backing::Anon => {
                 // vma_is_initial_heap / vma_is_initial_stack.
                 let name = if v.start() < brk && v.end() > start_brk {
-                    "[heap]"
+                    "[heap]".to_string()
                 } else if start_stack.is_some_and(|s| v.start() <= s && v.end() >= s) {
-                    "[stack]"
+                    "[stack]".to_string()
                 } else {
-                    ""
+                    // After the heap and the stack (get_vma_name).
+                    anon_vma_label(v.anon_name(), false)
                 };
-                (0, (0, 0), 0, name.to_string())
+                (0, (0, 0), 0, name)
             }
         };
         out.push(MapsLine {
@@ -685,6 +700,15 @@ pub fn maps_lines(
     }
     out.extend(gate.iter().cloned());
     out
+}
+
+/// The anonymous VMA name in a maps line's name column: `NAME` of
+/// `[anon:NAME]` or `[anon_shmem:NAME]`.
+pub fn anon_name(column: &str) -> Option<&str> {
+    let inner = column.strip_suffix(']')?;
+    inner
+        .strip_prefix("[anon:")
+        .or_else(|| inner.strip_prefix("[anon_shmem:"))
 }
 
 /// Whether the file system of `path` places mappings on 2 MiB boundaries

@@ -216,6 +216,7 @@ impl Inner {
             vm_file: Some(attach_file(read_only)),
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
         if plan.punch && self.vmas.len() >= self.cfg.max_map_count {

@@ -66,6 +66,7 @@ impl AddressSpace {
             vm_file: None,
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         self.inner.total_vm += len >> PAGE_SHIFT;
         self.inner.vmas.insert(vma.key(), vma);
@@ -91,6 +92,7 @@ impl AddressSpace {
             vm_file: None,
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         })
     }
 }

@@ -256,6 +256,10 @@ pub struct Vma {
     /// shared with the parent's anon_vma.
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) anon_inherited: bool,
+    /// `anon_vma_name`: the name `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)`
+    /// gave the VMA (private or shared anonymous memory only).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) anon_name: Option<Box<str>>,
 }
 
 impl Vma {
@@ -328,6 +332,12 @@ impl Vma {
     pub fn anon_vma_inherited(&self) -> bool {
         self.anon_inherited
     }
+    /// The name `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` gave this
+    /// anonymous VMA (`anon_vma_name`), printed `[anon:NAME]` (or
+    /// `[anon_shmem:NAME]` for shared anonymous memory) in `/proc/PID/maps`.
+    pub fn anon_name(&self) -> Option<&str> {
+        self.anon_name.as_deref()
+    }
     /// The shmid of the System V shared memory segment, for a VMA made by
     /// [`shmat`](crate::AddressSpace::shmat) (see
     /// [`sysv_segment`](crate::AddressSpace::sysv_segment)).
@@ -384,6 +394,7 @@ impl Vma {
             && self.vm_file == o.vm_file
             && self.anon == o.anon
             && self.anon_inherited == o.anon_inherited
+            && self.anon_name == o.anon_name
             && self.pgoff == o.pgoff
     }
 
@@ -401,8 +412,9 @@ impl Vma {
     /// `can_vma_merge_after`): `self` ends where `next` starts, neither is a
     /// special mapping (`VM_SPECIAL`), the flags are equal, the backing is
     /// the same object opened the same way (`vm_file`), the page offsets are
-    /// contiguous, and the anon_vmas are compatible: equal, or one
-    /// unassigned and the other's chain singular (not inherited at fork).
+    /// contiguous, the anon_vmas are compatible: equal, or one
+    /// unassigned and the other's chain singular (not inherited at fork),
+    /// and the anonymous names are equal (`anon_vma_name_eq`).
     /// Sticky flags ([`VmFlags::STICKY`]: `VM_MAYBE_GUARD`) do not count.
     pub(crate) fn can_merge(&self, next: &Vma) -> bool {
         let anon_ok = match (self.anon, next.anon) {
@@ -418,6 +430,7 @@ impl Vma {
             && self.vm_file == next.vm_file
             && self.pgoff + self.pages() == next.pgoff
             && anon_ok
+            && self.anon_name == next.anon_name
     }
 
     /// `self` and `next` as one VMA (assumes [`can_merge`](Self::can_merge)).
@@ -453,7 +466,7 @@ impl fmt::Debug for Vma {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Vma({:#x}-{:#x} {} {:?} pgoff={:#x} {:?} anon={:?}{})",
+            "Vma({:#x}-{:#x} {} {:?} pgoff={:#x} {:?} anon={:?}{}{})",
             self.start,
             self.end,
             perms(self.flags),
@@ -465,8 +478,23 @@ impl fmt::Debug for Vma {
                 " inherited"
             } else {
                 ""
+            },
+            match &self.anon_name {
+                Some(n) => format!(" name={n:?}"),
+                None => String::new(),
             }
         )
+    }
+}
+
+/// The `/proc/PID/maps` name of an anonymous VMA called `name`
+/// (`show_map_vma`): `[anon:NAME]`, `[anon_shmem:NAME]` for shared
+/// anonymous memory, empty without a name.
+pub(crate) fn anon_vma_label(name: Option<&str>, shmem: bool) -> String {
+    match (name, shmem) {
+        (None, _) => String::new(),
+        (Some(n), false) => format!("[anon:{n}]"),
+        (Some(n), true) => format!("[anon_shmem:{n}]"),
     }
 }
 
@@ -489,17 +517,21 @@ impl fmt::Display for Vma {
     /// the file offset for file mappings, 0 otherwise; device and inode are
     /// 00:00 and the file id; shared anonymous memory is named `/dev/zero
     /// (deleted)`, a System V segment `/SYSV<key> (deleted)` with its shmid
-    /// as the inode.
+    /// as the inode; a named anonymous VMA is `[anon:NAME]` (shared:
+    /// `[anon_shmem:NAME]`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (off, ino, name) = match self.backing {
-            Backing::Anon => (0, 0, String::new()),
+            Backing::Anon => (0, 0, anon_vma_label(self.anon_name(), false)),
             Backing::File(id) => (self.pgoff * PAGE_SIZE, id.0, format!("file:{}", id.0)),
             Backing::Shm(id) => match id.sysv() {
                 Some((shmid, key)) => (self.pgoff * PAGE_SIZE, shmid as u64, sysv_name(key)),
                 None => (
                     self.pgoff * PAGE_SIZE,
                     id.0,
-                    "/dev/zero (deleted)".to_string(),
+                    match self.anon_name() {
+                        Some(n) => anon_vma_label(Some(n), true),
+                        None => "/dev/zero (deleted)".to_string(),
+                    },
                 ),
             },
             Backing::Special(s) => (0, 0, s.name().to_string()),
@@ -534,6 +566,7 @@ mod tests {
             vm_file: None,
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         }
     }
 
@@ -637,6 +670,7 @@ mod tests {
             vm_file: Some(OpenFile::new(FileId(2))),
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         let s = f.slice(0x13000, 0x15000);
         assert_eq!((s.start, s.end, s.pgoff), (0x13000, 0x15000, 8));
@@ -659,6 +693,7 @@ mod tests {
             vm_file: Some(OpenFile::new(FileId(9))),
             anon: None,
             anon_inherited: false,
+            anon_name: None,
         };
         assert!(f
             .to_string()
