@@ -29,7 +29,7 @@ const FIGURES: [(&str, [usize; 10]); 34] = [
     ("git_commit", [14, 837, 235, 235, 0, 0, 27, 27, 14, 14]),
     // The Go runtime: heap arenas mapped, then merged by madvise before
     // their first write (the replay's deferred first writes).
-    ("go_version", [1, 26, 17, 17, 0, 1, 1, 1, 1, 1]),
+    ("go_version", [1, 27, 17, 17, 0, 0, 1, 1, 1, 1]),
     // A JVM with the parallel collector and three GC threads.
     ("java_parallel", [1, 365, 90, 90, 0, 0, 1, 1, 1, 1]),
     // A JVM: memory committed page by page into reservations (MAP_FIXED
@@ -416,6 +416,64 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
     assert_eq!(
         std::fs::read_to_string(out.join("maps.100.2.exit")).unwrap(),
         format!("{prog}{seg}{stack}")
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A hand-made capture from a kernel with `CONFIG_ANON_VMA_NAME`: the
+/// `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` that succeeded tells the replay
+/// the kernel names VMAs, so it names them too (splitting the mapping in
+/// three, `[anon:NAME]` in its maps), and refuses a name with `$` as the
+/// kernel did.
+#[test]
+fn anon_vma_names_when_the_kernel_has_them() {
+    let tmp = std::env::temp_dir().join(format!("maple-replay-anon-name-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
+    w(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0\n\
+         2.000000 mmap(0x7ffff7ff9000, 12288, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ff9000\n\
+         2.100000 prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x7ffff7ffa000, 4096, \"buf \\\"1\\\"\") = 0\n\
+         2.200000 prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x7ffff7ff9000, 4096, \"a$b\") = -1 EINVAL (Invalid argument)\n\
+         2.300000 prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x7ffff7ff9000, 4096, NULL) = 0\n\
+         3.000000 exit_group(0) = ?\n",
+    );
+    let line = |head: &str, name: &str| format!("{head:<73}{name}\n");
+    let prog = line("555555554000-555555555000 r-xp 00000000 08:01 7 ", "/bin/x");
+    let stack = line(
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0 ",
+        "[stack]",
+    );
+    let named = format!(
+        "7ffff7ff9000-7ffff7ffa000 rw-p 00000000 00:00 0 \n{}7ffff7ffb000-7ffff7ffc000 rw-p 00000000 00:00 0 \n",
+        line("7ffff7ffa000-7ffff7ffb000 rw-p 00000000 00:00 0 ", "[anon:buf \"1\"]")
+    );
+    w("maps.100.1.execexit", &format!("{prog}{stack}"));
+    w("maps.100.2.exit", &format!("{prog}{named}{stack}"));
+    w(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
+    );
+    let out = tmp.join("out");
+    let o = maple(&[
+        "replay".as_ref(),
+        tmp.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout.contains("calls=4 ")
+            && stdout.contains("result_mismatches=0 not_modelled=0 ")
+            && stdout.contains("snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("maps.100.2.exit")).unwrap(),
+        format!("{prog}{named}{stack}")
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -59,6 +59,88 @@ pub enum Op {
     Mlockall { flags: u32 },
     /// `munlockall()`.
     Munlockall,
+    /// `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name)`.
+    SetAnonName { addr: u64, len: u64, name: NameArg },
+}
+
+/// The name argument of `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` as strace
+/// printed it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NameArg {
+    /// `NULL`: clear the name.
+    Null,
+    /// A quoted string, unescaped (the bytes the kernel read).
+    Name(Vec<u8>),
+    /// A string strace cut at its `-s` limit (`"..."...`): longer than that
+    /// limit, so longer than any name the kernel accepts.
+    Truncated,
+    /// An address strace could not read a string at.
+    Unreadable,
+}
+
+/// The bytes of a string strace printed in double quotes (`"a\tb\33"`),
+/// its escapes undone (`\n`, `\t`, `\v`, `\f`, `\r`, `\\`, `\"`, octal
+/// `\NNN`, hex `\xHH`); `None` if `s` is not such a string.
+pub fn unquote(s: &str) -> Option<Vec<u8>> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let e = *b.get(i + 1)?;
+        i += 2;
+        match e {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(0x0b),
+            b'f' => out.push(0x0c),
+            b'r' => out.push(b'\r'),
+            b'x' => {
+                let h = inner.get(i..i + 2)?;
+                out.push(u8::from_str_radix(h, 16).ok()?);
+                i += 2;
+            }
+            b'0'..=b'7' => {
+                let mut v = u32::from(e - b'0');
+                let mut n = 1;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + u32::from(b[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                out.push(u8::try_from(v).ok()?);
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Whether `c` is `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, ...)` (other
+/// `prctl`s are no memory calls).
+pub fn is_set_anon_name(c: &Call) -> bool {
+    c.name == "prctl"
+        && c.args.first().map(|a| a.trim()) == Some("PR_SET_VMA")
+        && c.args.get(1).map(|a| a.trim()) == Some("PR_SET_VMA_ANON_NAME")
+}
+
+fn name_arg(s: &str) -> NameArg {
+    let s = s.trim();
+    if s == "NULL" {
+        NameArg::Null
+    } else if let Some(q) = s.strip_suffix("...") {
+        match unquote(q) {
+            Some(_) => NameArg::Truncated,
+            None => NameArg::Unreadable,
+        }
+    } else {
+        unquote(s).map_or(NameArg::Unreadable, NameArg::Name)
+    }
 }
 
 fn bits(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
@@ -346,6 +428,11 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             flags: flag_arg(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
         },
         "munlockall" => Op::Munlockall,
+        "prctl" if is_set_anon_name(c) => Op::SetAnonName {
+            addr: num(arg(c, 2)?, "address")?,
+            len: num(arg(c, 3)?, "length")?,
+            name: name_arg(arg(c, 4)?),
+        },
         _ => return Ok(None),
     };
     Ok(Some(op))
@@ -478,6 +565,48 @@ mod tests {
             }
         );
         assert_eq!(one("pkey_free(2) = 0"), Op::PkeyFree { pkey: 2 });
+    }
+
+    #[test]
+    fn decodes_anon_vma_names() {
+        assert_eq!(
+            one(
+                r#"prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x7ffff7fb7000, 262144, " Go: immortal metadata") = -1 EINVAL (Invalid argument)"#
+            ),
+            Op::SetAnonName {
+                addr: 0x7ffff7fb7000,
+                len: 262144,
+                name: NameArg::Name(b" Go: immortal metadata".to_vec()),
+            }
+        );
+        assert_eq!(
+            one("prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 4096, NULL) = 0"),
+            Op::SetAnonName {
+                addr: 0x1000,
+                len: 4096,
+                name: NameArg::Null,
+            }
+        );
+        let name = |line: &str| match one(line) {
+            Op::SetAnonName { name, .. } => name,
+            op => panic!("{op:?}"),
+        };
+        assert_eq!(
+            name(
+                r#"prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 1, "a\"b\\c\tz\33\x7f") = -1 EINVAL"#
+            ),
+            NameArg::Name(b"a\"b\\c\tz\x1b\x7f".to_vec())
+        );
+        assert_eq!(
+            name(r#"prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 1, "aaaa"...) = -1 EINVAL"#),
+            NameArg::Truncated
+        );
+        assert_eq!(
+            name("prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, 0x1000, 1, 0xdead) = -1 EFAULT"),
+            NameArg::Unreadable
+        );
+        let other = parse_trace("t", 1, "1.0 prctl(PR_SET_NAME, \"x\") = 0\n").unwrap();
+        assert_eq!(decode(&other[0]).unwrap(), None);
     }
 
     #[test]

@@ -16,13 +16,13 @@ use maple_mm::procmaps::{
     maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
 };
 use maple_mm::{
-    AddressSpace, Advice, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags, SysvShm,
-    VmFlags,
+    AddressSpace, Advice, Config, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
+    SysvShm, VmFlags,
 };
 
 use super::compare::{compare, Diff};
 use super::decode::{
-    clone_kind, decode, fd_number, open_mode, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
+    clone_kind, decode, fd_number, open_mode, NameArg, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
 };
 use super::input::{Capture, Phase, Snapshot};
 use super::strace::{Call, Micros, Ret};
@@ -550,6 +550,10 @@ impl<'a> Replayer<'a> {
             &mut self.files,
             LoadOptions {
                 brk,
+                config: Config {
+                    anon_vma_name: self.cap.anon_vma_names,
+                    ..Config::default()
+                },
                 ..Default::default()
             },
         )
@@ -769,6 +773,13 @@ impl<'a> Replayer<'a> {
     /// Applies memory call `i` (`c`, decoded as `op`). Returns `Some(j)`
     /// when call `i` raced with call `j` of another thread ([`raced_with`]):
     /// then nothing was applied, and the caller applies `j` first.
+    /// Takes back a call counted as applied: it is not expressible (`why`).
+    fn skip_call(&mut self, tgid: u32, why: &str) {
+        let p = self.proc_mut(tgid);
+        p.calls -= 1;
+        *p.not_modelled.entry(why.into()).or_default() += 1;
+    }
+
     fn memory_call(&mut self, i: usize, c: &Call, op: Op, may_race: bool) -> Option<usize> {
         let tgid = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
         // shmget changes no layout: it names a segment for later shmats.
@@ -1120,6 +1131,32 @@ impl<'a> Replayer<'a> {
                     self.mismatch(tgid, c, n);
                 }
             }
+            Op::SetAnonName { addr, len, name } => {
+                let m = match &name {
+                    NameArg::Null => sp.set_anon_name(addr, len, None),
+                    NameArg::Name(b) => match std::str::from_utf8(b) {
+                        Ok(n) => sp.set_anon_name(addr, len, Some(n)),
+                        // Bytes the kernel may take (Latin-1) but the model's
+                        // names (UTF-8) cannot hold.
+                        Err(_) => {
+                            self.skip_call(tgid, "prctl PR_SET_VMA_ANON_NAME of a non-UTF-8 name");
+                            return None;
+                        }
+                    },
+                    // Longer than strace's -s limit (256): too long for the
+                    // kernel too (ANON_VMA_NAME_MAX_LEN), after its
+                    // CONFIG_ANON_VMA_NAME check, which is EINVAL as well.
+                    NameArg::Truncated => Err(Errno::EINVAL),
+                    NameArg::Unreadable => {
+                        self.skip_call(tgid, "prctl PR_SET_VMA_ANON_NAME of an unreadable name");
+                        return None;
+                    }
+                };
+                if !same_status(&c.ret, &m) {
+                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+                    self.mismatch(tgid, c, n);
+                }
+            }
             Op::Munlockall => {
                 let m = sp.munlockall();
                 if !same_status(&c.ret, &m) {
@@ -1291,6 +1328,8 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
                 }
                 None => {
                     let tgid = r.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
+                    // Other PR_SET_VMA options than PR_SET_VMA_ANON_NAME
+                    // (none yet in Linux 6.18) would change VMAs too.
                     let counted = NOT_MODELLED.contains(&name)
                         || (name == "prctl" && c.args.first().is_some_and(|a| a == "PR_SET_VMA"));
                     if counted && r.space_of(tgid).is_some() && !NO_LAYOUT_EFFECT.contains(&name) {

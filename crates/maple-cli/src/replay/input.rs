@@ -5,7 +5,8 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::strace::{parse_time, parse_trace, Call, Micros};
+use super::decode::is_set_anon_name;
+use super::strace::{parse_time, parse_trace, Call, Micros, Ret};
 use maple_mm::procmaps::{parse_maps, parse_vmflags, MapsLine, VmFlagsLine};
 
 /// The phase of a snapshot.
@@ -79,6 +80,11 @@ pub struct Capture {
     /// --state-calls` (`pkey_alloc`, the opens): then a key not seen
     /// allocated was not.
     pub traces_pkey_alloc: bool,
+    /// Whether the traced kernel names anonymous VMAs
+    /// (`CONFIG_ANON_VMA_NAME`): a `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)`
+    /// succeeded, or a snapshot shows an `[anon:…]` / `[anon_shmem:…]`
+    /// line. Otherwise (say the trace shows only `EINVAL`s) it does not.
+    pub anon_vma_names: bool,
 }
 
 /// The text of `p`, or of `p.gz` (gzip) when only that exists.
@@ -158,14 +164,44 @@ impl Capture {
                 "pkey_alloc" | "pkey_free" | "open" | "openat" | "close"
             )
         });
-        Ok(Capture {
+        let mut cap = Capture {
             dir: dir.to_path_buf(),
             calls,
             snapshots,
             tids,
             command,
             traces_pkey_alloc,
-        })
+            anon_vma_names: false,
+        };
+        cap.anon_vma_names = cap.shows_anon_vma_names()?;
+        Ok(cap)
+    }
+
+    /// See [`Capture::anon_vma_names`]. The snapshots are read only when
+    /// the trace names VMAs and no call succeeded (the answer matters only
+    /// to those calls).
+    fn shows_anon_vma_names(&self) -> Result<bool, String> {
+        let mut calls = self.calls.iter().filter(|c| is_set_anon_name(c));
+        let Some(first) = calls.next() else {
+            return Ok(false);
+        };
+        if std::iter::once(first)
+            .chain(calls)
+            .any(|c| c.ret == Ret::Val(0))
+        {
+            return Ok(true);
+        }
+        for s in &self.snapshots {
+            let mp = self.dir.join(format!("maps.{}", s.name()));
+            if !exists(&mp) {
+                continue;
+            }
+            let text = read(&mp)?;
+            if text.contains("[anon:") || text.contains("[anon_shmem:") {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The maps and vmflags of a snapshot (vmflags optional: absent file → None).
