@@ -6,7 +6,8 @@ use crate::error::Errno;
 use crate::memory::Phys;
 use crate::range::{page_range, AtHole};
 use crate::space::{AddressSpace, Inner};
-use crate::vma::{Backing, Vma};
+use crate::vma::{AnonName, Backing, Vma};
+use std::sync::Arc;
 
 /// `ANON_VMA_NAME_MAX_LEN`: the longest name, in bytes, counting the
 /// terminating NUL the C caller passes (so at most 79 bytes of text).
@@ -91,7 +92,7 @@ impl Inner {
         let Some((start, end)) = page_range(addr, len, Errno::EINVAL)? else {
             return Ok(());
         };
-        let name: Option<Box<str>> = name.map(Box::from);
+        let name: Option<AnonName> = name.map(|n| Arc::new(n.to_owned()));
         self.walk_range(phys, start, end, AtHole::Skip, &mut |mm, phys, v, s, e| {
             mm.name_vma(phys, v, s, e, &name)
         })
@@ -104,7 +105,7 @@ impl Inner {
         vma: &Vma,
         start: u64,
         end: u64,
-        name: &Option<Box<str>>,
+        name: &Option<AnonName>,
     ) -> Result<(), Errno> {
         // vma->vm_file && !vma_is_anon_shmem(vma): files and System V
         // segments (whose vm_file is the attachment's) cannot be named.

@@ -25,6 +25,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::config::{Config, PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::VmFlags;
@@ -522,7 +523,7 @@ impl ProcImage {
                     vm_file,
                     anon,
                     anon_inherited: false,
-                    anon_name: anon_name(&m.name).map(Box::from),
+                    anon_name: anon_name(&m.name).map(|n| Arc::new(n.to_owned())),
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }

@@ -4,7 +4,9 @@
 use crate::config::{PAGE_SHIFT, PAGE_SIZE};
 use crate::flags::{Prot, VmFlags};
 use core::fmt;
+use core::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A file, named by the caller (the model has no file system: a file is a
 /// page cache of pages, zero until written through
@@ -203,16 +205,27 @@ pub(crate) fn sysv_name(key: i32) -> String {
 /// [`Vma::anon_vma_inherited`] for the case where one has none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct AnonId(u64);
+pub struct AnonId(NonZeroU64);
 
 static NEXT_ANON: AtomicU64 = AtomicU64::new(1);
 
 impl AnonId {
     /// A new, never used id.
     pub(crate) fn fresh() -> AnonId {
-        AnonId(NEXT_ANON.fetch_add(1, Ordering::Relaxed))
+        // Ids start at 1 and a 64-bit counter does not wrap: never zero, so
+        // that `Option<AnonId>` is one word in every `Vma`.
+        AnonId(
+            NonZeroU64::new(NEXT_ANON.fetch_add(1, Ordering::Relaxed))
+                .expect("anon_vma ids ran out"),
+        )
     }
 }
+
+/// The name of an anonymous VMA (the kernel's `struct anon_vma_name`):
+/// shared by the VMAs split from one naming and by a child's copies, as the
+/// kernel counts references to it. One pointer wide: with `AnonId` non-zero,
+/// a `Vma` stays 88 bytes (its allocation size class) with a name.
+pub(crate) type AnonName = Arc<String>;
 
 /// What a VMA maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -259,7 +272,7 @@ pub struct Vma {
     /// `anon_vma_name`: the name `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)`
     /// gave the VMA (private or shared anonymous memory only).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub(crate) anon_name: Option<Box<str>>,
+    pub(crate) anon_name: Option<AnonName>,
 }
 
 impl Vma {
@@ -336,7 +349,7 @@ impl Vma {
     /// anonymous VMA (`anon_vma_name`), printed `[anon:NAME]` (or
     /// `[anon_shmem:NAME]` for shared anonymous memory) in `/proc/PID/maps`.
     pub fn anon_name(&self) -> Option<&str> {
-        self.anon_name.as_deref()
+        self.anon_name.as_deref().map(String::as_str)
     }
     /// The shmid of the System V shared memory segment, for a VMA made by
     /// [`shmat`](crate::AddressSpace::shmat) (see
