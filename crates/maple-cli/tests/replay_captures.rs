@@ -115,6 +115,53 @@ fn maple(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .expect("maple runs")
 }
 
+/// A capture written by hand into a fresh temporary directory (removed when
+/// dropped), for the replay rules no real capture shows on its own.
+struct HandMade {
+    dir: PathBuf,
+}
+
+impl HandMade {
+    fn new(tag: &str) -> HandMade {
+        let dir = std::env::temp_dir().join(format!("maple-replay-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        HandMade { dir }
+    }
+
+    fn file(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.join(name), text).unwrap();
+    }
+
+    /// `maple replay DIR --out DIR/out`: its stdout, after checking that it
+    /// succeeded.
+    fn replay(&self) -> String {
+        let o = maple(&[
+            "replay".as_ref(),
+            self.dir.as_os_str(),
+            "--out".as_ref(),
+            self.out().as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    /// A file the replay wrote.
+    fn output(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out().join(name)).unwrap()
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.join("out")
+    }
+}
+
+impl Drop for HandMade {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[test]
 fn every_committed_capture_is_in_the_table() {
     let mut dirs: Vec<String> = std::fs::read_dir(captures())
@@ -231,11 +278,8 @@ fn a_broken_capture_is_an_error_naming_file_and_line() {
 /// sharing the space until its failed and then successful `execve`.
 #[test]
 fn threads_unfinished_calls_and_vfork() {
-    let tmp = std::env::temp_dir().join(format!("maple-replay-threads-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
-    w(
+    let cap = HandMade::new("threads");
+    cap.file(
         "trace.100",
         "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
          2.000000 brk(NULL) = 0x555555556000\n\
@@ -246,13 +290,13 @@ fn threads_unfinished_calls_and_vfork() {
          6.000000 exit_group(0) = ?\n\
          6.500000 +++ exited with 0 +++\n",
     );
-    w(
+    cap.file(
         "trace.101",
         "4.200000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
          4.300000 munmap(0x1001, 4096) = -1 EINVAL (Invalid argument)\n\
          5.900000 +++ exited with 0 +++\n",
     );
-    w(
+    cap.file(
         "trace.102",
         "5.100000 execve(\"/usr/local/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = -1 ENOENT (No such file or directory) (DELAYED)\n\
          5.300000 execve(\"/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
@@ -262,18 +306,18 @@ fn threads_unfinished_calls_and_vfork() {
     let stack =
         "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let both = "7ffff7ffd000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
-    w("maps.100.1.execexit", &format!("{prog}{stack}"));
-    w("maps.100.2.exit", &format!("{prog}{both}{stack}"));
-    w("maps.102.1.execentry", &format!("{prog}{both}{stack}"));
-    w(
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{both}{stack}"));
+    cap.file("maps.102.1.execentry", &format!("{prog}{both}{stack}"));
+    cap.file(
         "maps.102.2.execexit",
         &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
     );
-    w(
+    cap.file(
         "maps.102.3.exit",
         &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
     );
-    w(
+    cap.file(
         "snapshots.tsv",
         "1.100000\t100\t100\t1\texecexit\n\
          5.150000\t102\t102\t1\texecentry\n\
@@ -281,19 +325,11 @@ fn threads_unfinished_calls_and_vfork() {
          5.750000\t102\t102\t3\texit\n\
          6.100000\t100\t100\t2\texit\n",
     );
-    let out = tmp.join("out");
-    let o = maple(&[
-        "replay".as_ref(),
-        tmp.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = cap.replay();
     // Replayed in entry order, the main thread's mmap is placed first, at the
     // top: a miss (the threads raced), moved to the kernel's address; the
     // other thread's then lands where the kernel put it.
-    let tsv = std::fs::read_to_string(out.join("placements.tsv")).unwrap();
+    let tsv = cap.output("placements.tsv");
     assert_eq!(
         tsv,
         "100\t100\t4.000000\tmmap\t0x7ffff7ffd000\t0x7ffff7ffe000\n\
@@ -312,10 +348,9 @@ fn threads_unfinished_calls_and_vfork() {
         "{stdout}"
     );
     assert_eq!(
-        std::fs::read_to_string(out.join("maps.102.1.execentry")).unwrap(),
+        cap.output("maps.102.1.execentry"),
         format!("{prog}{both}{stack}")
     );
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// A hand-made capture: an `MADV_COLLAPSE` the kernel accepted shows the
@@ -324,11 +359,8 @@ fn threads_unfinished_calls_and_vfork() {
 /// (`VM_NOHUGEPAGE`) is a mismatch.
 #[test]
 fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
-    let tmp = std::env::temp_dir().join(format!("maple-replay-collapse-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
-    w(
+    let cap = HandMade::new("collapse");
+    cap.file(
         "trace.100",
         "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
          2.000000 mmap(NULL, 4194304, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7a00000\n\
@@ -343,15 +375,13 @@ fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
         "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let maps = "7ffff7600000-7ffff7a00000 rw-p 00000000 00:00 0 \n\
                 7ffff7a00000-7ffff7e00000 rw-p 00000000 00:00 0 \n";
-    w("maps.100.1.execexit", &format!("{prog}{stack}"));
-    w("maps.100.2.exit", &format!("{prog}{maps}{stack}"));
-    w(
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{maps}{stack}"));
+    cap.file(
         "snapshots.tsv",
         "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
     );
-    let o = maple(&["replay".as_ref(), tmp.as_os_str()]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = cap.replay();
     // The first collapse matches (the write it shows was made); the second,
     // inside a block (its ends round past each other), is EINVAL in both;
     // the third is the mismatch.
@@ -360,7 +390,6 @@ fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
         stdout.contains("trace.100:6: madvise: kernel 0x0, model Err(EINVAL)"),
         "{stdout}"
     );
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// A hand-made capture: a System V segment whose size only `shmget` tells
@@ -369,11 +398,8 @@ fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
 /// segment nothing shows (not expressible).
 #[test]
 fn shmat_sizes_from_shmget_or_a_later_snapshot() {
-    let tmp = std::env::temp_dir().join(format!("maple-replay-shm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
-    w(
+    let cap = HandMade::new("shm");
+    cap.file(
         "trace.100",
         "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
          2.000000 shmget(IPC_PRIVATE, 8292, IPC_CREAT|0600) = 7\n\
@@ -388,21 +414,13 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
     let stack =
         "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let seg = "7ffff7ffd000-7ffff7fff000 r--s 00000000 00:01 5                          /SYSV00000000 (deleted)\n";
-    w("maps.100.1.execexit", &format!("{prog}{stack}"));
-    w("maps.100.2.exit", &format!("{prog}{seg}{stack}"));
-    w(
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{seg}{stack}"));
+    cap.file(
         "snapshots.tsv",
         "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
     );
-    let out = tmp.join("out");
-    let o = maple(&[
-        "replay".as_ref(),
-        tmp.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = cap.replay();
     assert!(
         stdout.contains("calls=4 placements=0 ")
             && stdout.contains("result_mismatches=0 not_modelled=1 ")
@@ -413,11 +431,7 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
         stdout.contains("shmat of a segment of unknown size"),
         "{stdout}"
     );
-    assert_eq!(
-        std::fs::read_to_string(out.join("maps.100.2.exit")).unwrap(),
-        format!("{prog}{seg}{stack}")
-    );
-    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(cap.output("maps.100.2.exit"), format!("{prog}{seg}{stack}"));
 }
 
 /// A hand-made capture from a kernel with `CONFIG_ANON_VMA_NAME`: the
@@ -427,11 +441,8 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
 /// kernel did.
 #[test]
 fn anon_vma_names_when_the_kernel_has_them() {
-    let tmp = std::env::temp_dir().join(format!("maple-replay-anon-name-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let w = |name: &str, text: &str| std::fs::write(tmp.join(name), text).unwrap();
-    w(
+    let cap = HandMade::new("anon-name");
+    cap.file(
         "trace.100",
         "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0\n\
          2.000000 mmap(0x7ffff7ff9000, 12288, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ff9000\n\
@@ -450,21 +461,13 @@ fn anon_vma_names_when_the_kernel_has_them() {
         "7ffff7ff9000-7ffff7ffa000 rw-p 00000000 00:00 0 \n{}7ffff7ffb000-7ffff7ffc000 rw-p 00000000 00:00 0 \n",
         line("7ffff7ffa000-7ffff7ffb000 rw-p 00000000 00:00 0 ", "[anon:buf \"1\"]")
     );
-    w("maps.100.1.execexit", &format!("{prog}{stack}"));
-    w("maps.100.2.exit", &format!("{prog}{named}{stack}"));
-    w(
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{named}{stack}"));
+    cap.file(
         "snapshots.tsv",
         "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
     );
-    let out = tmp.join("out");
-    let o = maple(&[
-        "replay".as_ref(),
-        tmp.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = cap.replay();
     assert!(
         stdout.contains("calls=4 ")
             && stdout.contains("result_mismatches=0 not_modelled=0 ")
@@ -472,8 +475,7 @@ fn anon_vma_names_when_the_kernel_has_them() {
         "{stdout}"
     );
     assert_eq!(
-        std::fs::read_to_string(out.join("maps.100.2.exit")).unwrap(),
+        cap.output("maps.100.2.exit"),
         format!("{prog}{named}{stack}")
     );
-    let _ = std::fs::remove_dir_all(&tmp);
 }
