@@ -455,6 +455,15 @@ impl<'a> Replayer<'a> {
         self.spaces.get_mut(idx)?.as_mut()
     }
 
+    /// Records a mismatch when a call that returns 0 or an errno came out
+    /// otherwise in the model (`m`) than in the kernel.
+    fn check_status(&mut self, tgid: u32, c: &Call, m: &Result<(), Errno>) {
+        if !same_status(&c.ret, m) {
+            let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
+            self.mismatch(tgid, c, n);
+        }
+    }
+
     fn mismatch(&mut self, tgid: u32, c: &Call, what: String) {
         let p = self.proc_mut(tgid);
         p.result_mismatches += 1;
@@ -953,10 +962,7 @@ impl<'a> Replayer<'a> {
             }
             Op::Munmap { addr, len } => {
                 let m = sp.munmap(addr, len);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Mprotect {
                 addr,
@@ -975,10 +981,7 @@ impl<'a> Replayer<'a> {
                     return None;
                 }
                 let m = sp.pkey_mprotect(addr, len, prot, pkey);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Madvise { addr, len, advice } => {
                 let m = if !MADVS.iter().any(|&(_, v)| v == advice as u64) {
@@ -1000,10 +1003,7 @@ impl<'a> Replayer<'a> {
                     *p.not_modelled.entry(format!("madvise {name}")).or_default() += 1;
                     return None;
                 };
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Mremap {
                 old,
@@ -1105,31 +1105,19 @@ impl<'a> Replayer<'a> {
             Op::Shmget { .. } => {}
             Op::Shmdt { addr } => {
                 let m = sp.shmdt(addr);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Mlock { addr, len, flags } => {
                 let m = sp.mlock2(addr, len, flags);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Munlock { addr, len } => {
                 let m = sp.munlock(addr, len);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Mlockall { flags } => {
                 let m = sp.mlockall(flags);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::SetAnonName { addr, len, name } => {
                 let m = match &name {
@@ -1152,17 +1140,11 @@ impl<'a> Replayer<'a> {
                         return None;
                     }
                 };
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Munlockall => {
                 let m = sp.munlockall();
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::PkeyAlloc { flags, rights } => {
                 let m = sp.pkey_alloc(flags, rights).map(u64::from);
@@ -1178,10 +1160,7 @@ impl<'a> Replayer<'a> {
             }
             Op::PkeyFree { pkey } => {
                 let m = sp.pkey_free(pkey);
-                if !same_status(&c.ret, &m) {
-                    let n = format!("kernel {}, model {:?}", fmt_ret(&c.ret), m);
-                    self.mismatch(tgid, c, n);
-                }
+                self.check_status(tgid, c, &m);
             }
             Op::Brk { addr } => {
                 let before = sp.current_brk();
