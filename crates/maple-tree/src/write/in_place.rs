@@ -8,9 +8,10 @@
 //! (iteration, duplication) runs faster on.
 //!
 //! The writes wait until every new node of the store has been made and
-//! linked: until then the old nodes hold what they held, so a store that
-//! stopped half way (an allocation failure that unwinds) would leave the
-//! tree as it was, with only its new nodes lost. The leaf level's contents
+//! linked: until then the old nodes keep their contents (less the values
+//! the store has already taken out of them), so a store that stopped half
+//! way (an allocation failure that unwinds) would leave a tree that can be
+//! walked and dropped, with only its new nodes lost. The leaf level's contents
 //! are still in the rebuild's leaf buffer by then; the levels above are
 //! packed from one reused buffer, so theirs are copied here (a node's worth
 //! of items, at the rare levels above the leaves that are rebuilt).
