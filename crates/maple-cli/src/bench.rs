@@ -138,13 +138,54 @@ pub fn pairs(cases: &[Case], impls: &[&'static Impl]) -> Vec<(Case, &'static Imp
     out
 }
 
-/// Where each measurement runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Where and how often each measurement runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Isolation {
     /// Each pair in a fresh process (see `isolate.rs`); otherwise in this one.
     pub fresh_process: bool,
     /// Also count instructions per operation under callgrind.
     pub count_instructions: bool,
+    /// Alternating rounds (at least 1): the implementations of a case take
+    /// turns this many times, each turn a whole measurement (its
+    /// repetitions), and the median over the turns is reported. On a machine
+    /// whose speed drifts from minute to minute (a shared VM), each
+    /// implementation's turns then span the same stretch of time, so the
+    /// drift slows every implementation alike instead of whichever ran
+    /// during a slow minute; the ratios between them are what reproduce.
+    pub rounds: usize,
+}
+
+impl Default for Isolation {
+    fn default() -> Self {
+        Isolation {
+            fresh_process: false,
+            count_instructions: false,
+            rounds: 1,
+        }
+    }
+}
+
+/// One implementation's turns on a case, folded into one measurement: the
+/// median over the turns' medians, every repetition kept. A turn that did
+/// not run cleanly (excluded, mismatched, failed) decides the outcome.
+fn fold_rounds(turns: Vec<Measurement>) -> Measurement {
+    let mut turns = turns.into_iter();
+    let mut first = turns.next().expect("at least one round");
+    let measure::Outcome::Ok(timing) = &mut first.outcome else {
+        return first;
+    };
+    let mut medians = vec![timing.ns_per_op];
+    for turn in turns {
+        match turn.outcome {
+            measure::Outcome::Ok(t) => {
+                medians.push(t.ns_per_op);
+                timing.all_ns_per_op.extend(t.all_ns_per_op);
+            }
+            _ => return turn,
+        }
+    }
+    timing.ns_per_op = measure::median(&medians);
+    first
 }
 
 /// Measures every implementation on every case of its domain, in this
@@ -193,19 +234,43 @@ pub fn run_isolated(
         } else {
             (0, Source::Model)
         };
-        for imp in &impls {
+        let rounds = isolation.rounds.max(1);
+        let mut turns: Vec<Vec<Measurement>> = impls.iter().map(|_| Vec::new()).collect();
+        for round in 0..rounds {
+            for (i, (imp, turns)) in impls.iter().zip(&mut turns).enumerate() {
+                let prefix = format!(
+                    "[{:>6.1}s] [{}/{total}] {label} impl={}{}",
+                    started.elapsed().as_secs_f64(),
+                    k + i + 1,
+                    imp.name,
+                    if rounds > 1 {
+                        format!(" round {}/{rounds}", round + 1)
+                    } else {
+                        String::new()
+                    }
+                );
+                let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
+                turns.push(if isolation.fresh_process {
+                    isolate::measure(imp, *case, expected, plan)
+                } else {
+                    measure::measure(imp, *case, expected, plan, &mut progress)
+                });
+                if rounds > 1 {
+                    if let Some(measure::Outcome::Ok(t)) = turns.last().map(|m| &m.outcome) {
+                        progress(&format!("median {}", measure::fmt_ns(t.ns_per_op)));
+                    }
+                }
+            }
+        }
+        for (imp, turns) in impls.iter().zip(turns) {
             k += 1;
             let prefix = format!(
                 "[{:>6.1}s] [{k}/{total}] {label} impl={}",
                 started.elapsed().as_secs_f64(),
                 imp.name
             );
-            let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
-            let mut m = if isolation.fresh_process {
-                isolate::measure(imp, *case, expected, plan)
-            } else {
-                measure::measure(imp, *case, expected, plan, &mut progress)
-            };
+            let progress = |msg: &str| eprintln!("{prefix}: {msg}");
+            let mut m = fold_rounds(turns);
             if isolation.count_instructions {
                 if let measure::Outcome::Ok(t) = &mut m.outcome {
                     match isolate::count_instructions(imp, case, expected) {
@@ -245,6 +310,65 @@ fn e_unchecked(m: &Measurement) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn turn(outcome: measure::Outcome) -> Measurement {
+        Measurement {
+            case: Case {
+                workload: Workload::Iter,
+                n: 1000,
+                q: None,
+            },
+            impl_name: "maple",
+            expected: 7,
+            expected_from: Source::Table,
+            outcome,
+        }
+    }
+
+    fn timed(reps: &[f64]) -> Measurement {
+        turn(measure::Outcome::Ok(measure::Timing {
+            ns_per_op: measure::median(reps),
+            all_ns_per_op: reps.to_vec(),
+            checksum: 7,
+            bytes_per_entry: None,
+            heap_bytes_per_entry: None,
+            shared: None,
+            instructions_per_op: None,
+        }))
+    }
+
+    #[test]
+    fn rounds_fold_into_the_median_of_their_medians() {
+        let m = fold_rounds(vec![
+            timed(&[9.0, 10.0, 11.0]),
+            timed(&[29.0, 30.0, 31.0]),
+            timed(&[19.0, 20.0, 21.0]),
+        ]);
+        let measure::Outcome::Ok(t) = m.outcome else {
+            panic!("three clean rounds fold into a timing");
+        };
+        assert_eq!(t.ns_per_op, 20.0);
+        assert_eq!(t.all_ns_per_op.len(), 9);
+        assert_eq!(t.all_ns_per_op[3], 29.0);
+    }
+
+    #[test]
+    fn a_round_that_did_not_run_cleanly_decides_the_outcome() {
+        let m = fold_rounds(vec![
+            timed(&[10.0]),
+            turn(measure::Outcome::Mismatch { got: 8, rep: 0 }),
+            timed(&[10.0]),
+        ]);
+        assert!(matches!(
+            m.outcome,
+            measure::Outcome::Mismatch { got: 8, .. }
+        ));
+        let m = fold_rounds(vec![
+            turn(measure::Outcome::Excluded("no".into())),
+            timed(&[1.0]),
+        ]);
+        assert!(matches!(m.outcome, measure::Outcome::Excluded(_)));
+    }
 
     #[test]
     fn sizes_over_the_memory_are_refused() {

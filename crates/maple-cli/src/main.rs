@@ -144,6 +144,12 @@ struct BenchArgs {
     /// implementations then build in a heap aged by earlier ones.
     #[arg(long)]
     in_process: bool,
+    /// Alternating rounds: the implementations of each case take turns this
+    /// many times, each turn a whole measurement in its own process, and the
+    /// median over the turns is reported, so that the machine's drift slows
+    /// them alike (what `scripts/results.sh` uses for the README's table).
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
     /// Also count instructions per operation of the timed parts (`instructions`:
     /// one extra repetition per pair under valgrind's callgrind, about 50× slower).
     #[arg(long, value_enum)]
@@ -332,6 +338,9 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
         quick: a.quick,
     };
     check_reps(&a.common)?;
+    if a.rounds == 0 {
+        return Err("--rounds must be at least 1".into());
+    }
     let cases = bench::cases(&workloads, sizes);
     bench::check_sizes(&cases)?;
     bench::check_memory(&cases)?;
@@ -358,6 +367,7 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
     let isolation = bench::Isolation {
         fresh_process: !a.in_process,
         count_instructions: a.count == Some(CountKind::Instructions),
+        rounds: a.rounds,
     };
     let ms = bench::run_isolated(&cases, &impls, plan, isolation);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();
