@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Regenerates README.md's tables of the tree workloads against the Rust
-# peers, in place: the time table (BENCHMARKS.md's sizes, each
-# (workload, implementation) pair in a fresh process, medians of 5
-# repetitions) and the instruction table (callgrind, the --quick sizes, one
-# repetition). Each table sits between `<!-- results:NAME -->` and
-# `<!-- /results:NAME -->` in README.md; nothing else is touched.
+# peers, in place, or checks that a rerun reproduces them:
 #
-# About 15 minutes on 2 cores. Run it on a quiet machine, pinned to CPU 1:
-# the time table is only as good as the machine, the instruction table is
-# exact anywhere.
+#   times         BENCHMARKS.md's sizes, each (workload, implementation)
+#                 pair in a fresh process, medians of 5 repetitions, in 3
+#                 alternating rounds (the implementations of a case take
+#                 turns; the median over the rounds is reported)
+#   instructions  instructions per operation of the timed part (callgrind),
+#                 the --quick sizes, one repetition
+#   check         runs the time table again and compares its peer ratios
+#                 with README.md's (scripts/results_table.py compare); exits
+#                 1 if one moved by more than 15%
 #
-# Usage: scripts/results.sh [times|instructions]...   (default: both)
+# Each table sits between `<!-- results:NAME -->` and `<!-- /results:NAME -->`
+# in README.md; nothing else is touched.
+#
+# The time table takes 25 to 45 minutes on 2 cores, depending on the
+# machine's neighbours; run it on a quiet machine, pinned to CPU 1. The
+# instruction table is exact anywhere (RESULTS_CPU=0 runs it on CPU 0,
+# beside a time table on CPU 1).
+#
+# Usage: scripts/results.sh [times|instructions|check]...   (default: times instructions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,34 +32,29 @@ maple=${CARGO_TARGET_DIR:-target}/release/maple
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+times_table() {
+    taskset -c 1 "$maple" bench --workload tree --rounds 3 --format markdown >"$1"
+}
+
 for table in "${tables[@]}"; do
     case $table in
     times)
-        taskset -c 1 "$maple" bench --workload tree --format markdown >"$out/$table.md"
+        times_table "$out/$table.md"
         ;;
     instructions)
-        taskset -c 1 "$maple" bench --workload tree --quick --reps 1 --count instructions \
+        taskset -c "${RESULTS_CPU:-1}" "$maple" bench --workload tree --quick --reps 1 --count instructions \
             --format markdown >"$out/$table.md"
         ;;
+    check)
+        times_table "$out/$table.md"
+        python3 scripts/results_table.py compare times "$out/$table.md"
+        continue
+        ;;
     *)
-        echo "results.sh: unknown table '$table' (times, instructions)" >&2
+        echo "results.sh: unknown table '$table' (times, instructions, check)" >&2
         exit 2
         ;;
     esac
-    # Replace the lines between the table's markers with the new table,
-    # stamped with the commit it was measured at.
-    python3 - "$table" "$out/$table.md" "$(git rev-parse --short HEAD)" <<'EOF'
-import sys
-name, path, commit = sys.argv[1:4]
-begin, end = f"<!-- results:{name} -->", f"<!-- /results:{name} -->"
-readme = open("README.md").read()
-if begin not in readme or end not in readme:
-    sys.exit(f"results.sh: README.md has no {begin} ... {end} markers")
-table = open(path).read().strip()
-head, rest = readme.split(begin, 1)
-_, tail = rest.split(end, 1)
-body = f"{begin}\n<!-- measured at {commit} by scripts/results.sh -->\n\n{table}\n\n{end}"
-open("README.md", "w").write(head + body + tail)
-EOF
+    python3 scripts/results_table.py replace "$table" "$out/$table.md" "$(git rev-parse --short HEAD)"
     echo "results.sh: README.md's '$table' table regenerated"
 done
