@@ -34,11 +34,11 @@ def readme_table(name):
         sys.exit(f"results.sh: README.md has no {begin} ... {end} markers")
     head, rest = readme.split(begin, 1)
     body, tail = rest.split(end, 1)
-    return readme, head, body, tail
+    return head, body, tail
 
 
 def replace(name, path, commit):
-    _, head, _, tail = readme_table(name)
+    head, _, tail = readme_table(name)
     begin, end = markers(name)
     table = open(path).read().strip()
     body = f"{begin}\n<!-- measured at {commit} by scripts/results.sh -->\n\n{table}\n\n{end}"
@@ -68,7 +68,7 @@ def ratios(markdown):
 
 
 def compare(name, path, tolerance):
-    _, _, body, _ = readme_table(name)
+    _, body, _ = readme_table(name)
     before, after = ratios(body), ratios(open(path).read())
     if before.keys() != after.keys():
         missing = sorted(before.keys() ^ after.keys())

@@ -238,17 +238,8 @@ pub fn run_isolated(
         let mut turns: Vec<Vec<Measurement>> = impls.iter().map(|_| Vec::new()).collect();
         for round in 0..rounds {
             for (i, (imp, turns)) in impls.iter().zip(&mut turns).enumerate() {
-                let prefix = format!(
-                    "[{:>6.1}s] [{}/{total}] {label} impl={}{}",
-                    started.elapsed().as_secs_f64(),
-                    k + i + 1,
-                    imp.name,
-                    if rounds > 1 {
-                        format!(" round {}/{rounds}", round + 1)
-                    } else {
-                        String::new()
-                    }
-                );
+                let turn = (rounds > 1).then_some((round + 1, rounds));
+                let prefix = progress_prefix(started, k + i + 1, total, &label, imp, turn);
                 let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
                 turns.push(if isolation.fresh_process {
                     isolate::measure(imp, *case, expected, plan)
@@ -264,11 +255,7 @@ pub fn run_isolated(
         }
         for (imp, turns) in impls.iter().zip(turns) {
             k += 1;
-            let prefix = format!(
-                "[{:>6.1}s] [{k}/{total}] {label} impl={}",
-                started.elapsed().as_secs_f64(),
-                imp.name
-            );
+            let prefix = progress_prefix(started, k, total, &label, imp, None);
             let progress = |msg: &str| eprintln!("{prefix}: {msg}");
             let mut m = fold_rounds(turns);
             if isolation.count_instructions {
@@ -301,6 +288,24 @@ pub fn run_isolated(
         }
     }
     out
+}
+
+/// The start of a progress line: time, pair number, case, implementation,
+/// and the round (`(round, rounds)`) when there are several.
+fn progress_prefix(
+    started: Instant,
+    k: usize,
+    total: usize,
+    label: &str,
+    imp: &Impl,
+    round: Option<(usize, usize)>,
+) -> String {
+    let round = round.map_or(String::new(), |(r, of)| format!(" round {r}/{of}"));
+    format!(
+        "[{:>6.1}s] [{k}/{total}] {label} impl={}{round}",
+        started.elapsed().as_secs_f64(),
+        imp.name
+    )
 }
 
 fn e_unchecked(m: &Measurement) -> bool {
