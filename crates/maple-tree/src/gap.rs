@@ -48,12 +48,37 @@
 use crate::node::{span, Kind, NodePtr, Snap};
 
 /// Largest absent run in a leaf covering `min..=max`.
+///
+/// Reads the header once and visits only the absent slots (at most every
+/// other one, since a leaf never holds two absent slots side by side).
 pub(crate) fn leaf_gap(leaf: NodePtr, min: u64, max: u64) -> u64 {
+    let snap = leaf.peek();
+    let last = snap.count() - 1;
+    let mut absent = !snap.present_bits() & ((1u32 << (last + 1)) - 1) as u16;
+    if absent == 0 {
+        return 0;
+    }
+    if last == 0 {
+        return span(min, max);
+    }
+    // The first and last slots end at the node's bounds; the slots between
+    // them lie between two pivots.
     let mut gap = 0;
-    for i in 0..leaf.count() {
-        if !leaf.is_present(i) {
-            gap = gap.max(span(leaf.slot_start(i, min), leaf.slot_end(i, max)));
-        }
+    if absent & 1 != 0 {
+        // SAFETY: 0 < last = count - 1 <= capacity - 1, so pivot 0 exists.
+        gap = span(min, unsafe { leaf.pivot_unchecked(0) });
+    }
+    if absent & (1 << last) != 0 {
+        // SAFETY: last - 1 < count - 1 <= capacity - 1.
+        gap = gap.max(span(unsafe { leaf.pivot_unchecked(last - 1) } + 1, max));
+    }
+    absent &= !(1 | (1 << last));
+    while absent != 0 {
+        let i = absent.trailing_zeros() as usize;
+        absent &= absent - 1;
+        // SAFETY: 0 < i < last, so pivots i - 1 and i (< count - 1) exist.
+        let (start, end) = unsafe { (leaf.pivot_unchecked(i - 1) + 1, leaf.pivot_unchecked(i)) };
+        gap = gap.max(span(start, end));
     }
     gap
 }

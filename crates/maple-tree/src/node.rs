@@ -783,6 +783,19 @@ impl Snap {
         i
     }
 
+    /// The slot holding `index`, trying the last slot first: the walk of a
+    /// write, where a store in ascending order (an append, or rebuilding a
+    /// tree in order) lands in the last slot at every level and the scan
+    /// would cross every pivot. Other stores pay one comparison per level.
+    #[inline]
+    pub(crate) fn slot_of_tail_first(&self, index: u64) -> usize {
+        let last = self.count() - 1;
+        if last == 0 || self.node.pivot(last - 1) < index {
+            return last;
+        }
+        self.slot_of(index)
+    }
+
     /// The slot holding `index`, scanning from the last slot down (cheaper
     /// when `index` is near the node's end, as in top-down gap search).
     #[inline]

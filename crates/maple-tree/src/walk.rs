@@ -153,7 +153,7 @@ impl Path {
         } = self.lv[h];
         let mut node = node.snap();
         loop {
-            let idx = node.slot_of(index);
+            let idx = node.slot_of_tail_first(index);
             self.lv.set(
                 h,
                 Level {
