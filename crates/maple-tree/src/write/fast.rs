@@ -65,6 +65,61 @@ impl<V> MapleTree<V> {
         self.refresh_leaf_gap(path);
     }
 
+    /// The range lies inside the absent last slot of the tree's last leaf,
+    /// which is too full for an append, and its parent has room for one
+    /// more child.
+    ///
+    /// The leaf keeps its slots: only its absent last slot is cut short
+    /// before `first` (or dropped, when the range starts with it). A new
+    /// leaf holds the value and what is left of the absent range after it,
+    /// and becomes the parent's last child. Nothing is copied, and a tree
+    /// filled in ascending order keeps full leaves, as the kernel's split of
+    /// a right-most node does. The new leaf may be short: the last node of a
+    /// level is exempt from the minimum fill.
+    pub(super) fn store_append_split(&mut self, path: &mut Path, first: u64, last: u64, value: V) {
+        let leaf = *path.leaf();
+        let up = path.lv[1];
+        debug_assert!(leaf.max == u64::MAX && up.max == u64::MAX);
+        debug_assert!(up.idx + 1 == up.node.count() && up.node.count() < up.node.kind().capacity());
+        // Taken before anything changes: the tree is untouched if it fails.
+        let right = self.pool_mut().alloc_or_abort(Kind::Leaf);
+        right.set_leaf_word(0, value_word(value));
+        let right_count = if last < u64::MAX {
+            right.set_pivot(0, last);
+            2
+        } else {
+            1
+        };
+        right.publish_leaf(right_count, 1);
+
+        let start = leaf.start();
+        let left_max = if first > start {
+            // The absent last slot now ends at `first - 1`: the leaf's end,
+            // which its parent's pivot records.
+            first - 1
+        } else {
+            // The range starts with the absent slot: the leaf ends before it.
+            // The slot before it holds a value (absent slots never touch).
+            leaf.node.set_count(leaf.idx);
+            start - 1
+        };
+        let (parent, at) = (up.node, up.idx);
+        parent.set_pivot(at, left_max);
+        parent.set_child(at + 1, right);
+        if self.is_alloc() {
+            parent.set_gap(at, crate::gap::leaf_gap(leaf.node, leaf.min, left_max));
+            parent.set_gap(at + 1, crate::gap::leaf_gap(right, first, u64::MAX));
+        }
+        parent.set_count(at + 2);
+        self.entries_added(1);
+        self.count_path(|p| &mut p.split);
+        if self.is_alloc() {
+            self.update_gaps(path, 2, crate::gap::node_gap(parent));
+        }
+        // The leaf level and its parent's slot no longer match the path.
+        path.low = 2;
+    }
+
     /// After an in-place change of the leaf `path` leads to, records its new
     /// largest gap in the levels above (allocation trees only).
     pub(crate) fn refresh_leaf_gap(&mut self, path: &Path) {

@@ -96,6 +96,7 @@ impl<V> MapleTree<V> {
             }
             (Plan::ExactFit, Some(value)) => self.store_exact(path, value, displaced),
             (Plan::Append, Some(value)) => self.store_append(path, first, last, value),
+            (Plan::AppendSplit, Some(value)) => self.store_append_split(path, first, last, value),
             (Plan::Splice(splice), value) => {
                 self.store_splice(path, &splice, (first, last), value, split, displaced)
             }
@@ -103,7 +104,7 @@ impl<V> MapleTree<V> {
                 path.low = self.store_general(path, first, last, value, split, displaced);
                 return;
             }
-            (Plan::IntoEmpty | Plan::ExactFit | Plan::Append, None) => {
+            (Plan::IntoEmpty | Plan::ExactFit | Plan::Append | Plan::AppendSplit, None) => {
                 unreachable!("the plan of storing absence has no value to place")
             }
         }

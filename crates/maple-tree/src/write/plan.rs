@@ -23,6 +23,10 @@ pub(super) enum Plan {
     /// extra slots, which are written past the end and published with one
     /// header store (`mas_wr_append`).
     Append,
+    /// The range lies in the absent last slot of the tree's last leaf, which
+    /// has no room: the leaf keeps its slots, and a new leaf after it, which
+    /// the parent (with room) takes as its last child, holds the rest.
+    AppendSplit,
     /// The slots of one leaf are rewritten in place (the kernel's node store).
     Splice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
@@ -37,6 +41,7 @@ pub(super) enum Plan {
 enum Route {
     ExactFit,
     Append,
+    AppendSplit,
     Splice,
     /// Within a rebuild: the new nodes are put into their parent in place
     /// of the old ones, instead of a new parent being built.
@@ -55,7 +60,7 @@ impl Route {
     /// parent's children) moves slots under readers, so none is taken then.
     const fn safe_with_readers(self) -> bool {
         match self {
-            Route::ExactFit | Route::Splice | Route::ParentSplice => false,
+            Route::ExactFit | Route::AppendSplit | Route::Splice | Route::ParentSplice => false,
             Route::Append => true,
         }
     }
@@ -77,7 +82,7 @@ impl Plan {
     pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
         match self {
             Plan::Nothing | Plan::ExactFit | Plan::Append | Plan::Splice(_) => 0,
-            Plan::IntoEmpty => 1,
+            Plan::IntoEmpty | Plan::AppendSplit => 1,
             Plan::Rebuild => worst_case_nodes(height),
         }
     }
@@ -125,14 +130,18 @@ impl<V> MapleTree<V> {
                 return Plan::ExactFit;
             }
             let count = leaf.node.count();
-            if has_value
-                && !present
-                && self.append_path()
-                && leaf.idx + 1 == count
-                && count + (first > start) as usize + (last < end) as usize <= LEAF_SLOTS
-                && may(Route::Append)
-            {
-                return Plan::Append;
+            let appending = has_value && !present && self.append_path() && leaf.idx + 1 == count;
+            if appending {
+                if count + (first > start) as usize + (last < end) as usize <= LEAF_SLOTS {
+                    if may(Route::Append) {
+                        return Plan::Append;
+                    }
+                } else if end == u64::MAX && self.height() >= 2 && may(Route::AppendSplit) {
+                    let parent = path.lv[1].node;
+                    if parent.count() < parent.kind().capacity() {
+                        return Plan::AppendSplit;
+                    }
+                }
             }
         }
         if may(Route::Splice) {

@@ -87,6 +87,71 @@ fn append_at_the_end_of_the_last_range_adds_one_slot() {
 }
 
 #[test]
+fn appending_past_a_full_last_leaf_keeps_it_full() {
+    use alloc::collections::BTreeMap;
+    // Ranges with an absent run before each (the leaf's absent last slot is
+    // cut short), ranges that start where the last one ended (the slot is
+    // dropped), and a last range that reaches `u64::MAX` (no absent slot
+    // after it in the new leaf).
+    let n = if cfg!(miri) { 300 } else { 3000 };
+    for (step, len) in [(16u64, 10u64), (10, 10), (7, 1)] {
+        for alloc in [false, true] {
+            let mut t = if alloc {
+                MapleTree::new_alloc()
+            } else {
+                MapleTree::new()
+            };
+            let mut model = BTreeMap::new();
+            for i in 0..n {
+                let first = step * i + 1;
+                let last = if i + 1 == n {
+                    u64::MAX
+                } else {
+                    first + len - 1
+                };
+                t.insert(first..=last, i);
+                model.insert(first, (last, i));
+                if i % 97 == 0 {
+                    t.validate().unwrap();
+                }
+            }
+            t.validate().unwrap();
+            let got: alloc::vec::Vec<_> = t
+                .iter()
+                .map(|(r, &v)| (*r.start(), (*r.end(), v)))
+                .collect();
+            assert!(
+                got.into_iter().eq(model),
+                "step {step}, len {len}, alloc {alloc}"
+            );
+            let s = t.stats();
+            let p = s.write_paths;
+            assert_eq!(
+                (p.node_rewrite, p.spanning, p.rebalance),
+                (0, 0, 0),
+                "{p:?}"
+            );
+            // Every leaf but the last is full (16 slots), so the slot count
+            // bounds the number of leaves.
+            let slots = if step > len { 2 * n } else { n } + 1;
+            assert!(s.leaves as u64 <= slots.div_ceil(15) + 1, "{s:?}");
+            if alloc {
+                // The gap records agree with the slots: the highest gap is
+                // the one before the last range (or, with no gap between
+                // ranges, index 0, before the first).
+                let size = (step - len).max(1);
+                let highest = if step > len {
+                    step * (n - 1) - size + 1
+                } else {
+                    0
+                };
+                assert_eq!(t.find_gap_rev(size, 0..=step * n), Some(highest), "{s:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn exact_fit_replaces_in_place() {
     let mut t = seq(100, false, true);
     let before = t.stats().write_paths;
