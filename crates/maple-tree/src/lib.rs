@@ -29,11 +29,11 @@
 //!   store publish a rebuilt subtree.
 //! * **Writes are classified**, cheapest first: exact fit and append (the
 //!   kernel's `mas_wr_append`) in place; an append past the full last leaf
-//!   of the tree, whose parent has room, leaves that leaf as it is and puts
-//!   the new entry into a new last leaf (not in RCU mode), which is what
-//!   keeps sequential stores and in-order rebuilds cheap; a store that
-//!   stays inside one leaf which still fits splices that leaf's slots in
-//!   place (not in RCU mode); otherwise the touched leaves are rebuilt and
+//!   of the tree (the root, or a leaf whose parent has room) leaves that
+//!   leaf as it is and puts the new entry into a new last leaf (not in RCU
+//!   mode), which keeps sequential stores and in-order rebuilds cheap; a
+//!   store that stays inside one leaf which still fits splices that leaf's
+//!   slots in place (not in RCU mode); otherwise the touched leaves are rebuilt and
 //!   the change carried up: rewrite, split, spanning store, rebalance, root
 //!   growth and collapse.
 //!   With the `write-stats` feature, `Stats::write_paths` counts which path

@@ -66,23 +66,26 @@ impl<V> MapleTree<V> {
     }
 
     /// The range lies inside the absent last slot of the tree's last leaf,
-    /// which is too full for an append, and its parent has room for one
-    /// more child.
+    /// which is too full for an append, and the leaf is the root or its
+    /// parent has room for one more child.
     ///
     /// The leaf keeps its slots: only its absent last slot is cut short
     /// before `first` (or dropped, when the range starts with it). A new
     /// leaf holds the value and what is left of the absent range after it,
-    /// and becomes the parent's last child. Nothing is copied, and a tree
+    /// and becomes the parent's last child (under a new root of two
+    /// children when the leaf was the root). Nothing is copied, and a tree
     /// filled in ascending order keeps full leaves, as the kernel's split of
     /// a right-most node does. The new leaf may be short: the last node of a
     /// level is exempt from the minimum fill.
     pub(super) fn store_append_split(&mut self, path: &mut Path, first: u64, last: u64, value: V) {
         let leaf = *path.leaf();
-        let up = path.lv[1];
-        debug_assert!(leaf.max == u64::MAX && up.max == u64::MAX);
-        debug_assert!(up.idx + 1 == up.node.count() && up.node.count() < up.node.kind().capacity());
+        debug_assert!(leaf.max == u64::MAX && leaf.idx + 1 == leaf.node.count());
         // Taken before anything changes: the tree is untouched if it fails.
         let right = self.pool_mut().alloc_or_abort(Kind::Leaf);
+        let new_root = (self.height() == 1).then(|| {
+            let kind = self.internal_kind();
+            self.pool_mut().alloc_or_abort(kind)
+        });
         right.set_leaf_word(0, value_word(value));
         let right_count = if last < u64::MAX {
             right.set_pivot(0, last);
@@ -103,7 +106,18 @@ impl<V> MapleTree<V> {
             leaf.node.set_count(leaf.idx);
             start - 1
         };
-        let (parent, at) = (up.node, up.idx);
+        let (parent, at) = match new_root {
+            Some(root) => {
+                root.set_child(0, leaf.node);
+                (root, 0)
+            }
+            None => {
+                let up = path.lv[1];
+                debug_assert!(up.max == u64::MAX && up.idx + 1 == up.node.count());
+                debug_assert!(up.node.count() < up.node.kind().capacity());
+                (up.node, up.idx)
+            }
+        };
         parent.set_pivot(at, left_max);
         parent.set_child(at + 1, right);
         if self.is_alloc() {
@@ -111,12 +125,16 @@ impl<V> MapleTree<V> {
             parent.set_gap(at + 1, crate::gap::leaf_gap(right, first, u64::MAX));
         }
         parent.set_count(at + 2);
+        if let Some(root) = new_root {
+            self.set_top(Some(root), 2);
+        }
         self.entries_added(1);
         self.count_path(|p| &mut p.split);
-        if self.is_alloc() {
+        if self.is_alloc() && new_root.is_none() {
             self.update_gaps(path, 2, crate::gap::node_gap(parent));
         }
-        // The leaf level and its parent's slot no longer match the path.
+        // The leaf level and its parent's slot no longer match the path (nor
+        // its height, after a new root).
         path.low = 2;
     }
 

@@ -25,7 +25,8 @@ pub(super) enum Plan {
     Append,
     /// The range lies in the absent last slot of the tree's last leaf, which
     /// has no room: the leaf keeps its slots, and a new leaf after it, which
-    /// the parent (with room) takes as its last child, holds the rest.
+    /// the parent (with room, or a new root) takes as its last child, holds
+    /// the rest.
     AppendSplit,
     /// The slots of one leaf are rewritten in place (the kernel's node store).
     Splice(Splice),
@@ -82,7 +83,9 @@ impl Plan {
     pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
         match self {
             Plan::Nothing | Plan::ExactFit | Plan::Append | Plan::Splice(_) => 0,
-            Plan::IntoEmpty | Plan::AppendSplit => 1,
+            Plan::IntoEmpty => 1,
+            // A new leaf, and a new root when the leaf was the root.
+            Plan::AppendSplit => 2,
             Plan::Rebuild => worst_case_nodes(height),
         }
     }
@@ -136,9 +139,12 @@ impl<V> MapleTree<V> {
                     if may(Route::Append) {
                         return Plan::Append;
                     }
-                } else if end == u64::MAX && self.height() >= 2 && may(Route::AppendSplit) {
-                    let parent = path.lv[1].node;
-                    if parent.count() < parent.kind().capacity() {
+                } else if end == u64::MAX && may(Route::AppendSplit) {
+                    let room = self.height() == 1 || {
+                        let parent = path.lv[1].node;
+                        parent.count() < parent.kind().capacity()
+                    };
+                    if room {
                         return Plan::AppendSplit;
                     }
                 }
