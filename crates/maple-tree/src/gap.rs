@@ -65,18 +65,20 @@ pub(crate) fn leaf_gap(leaf: NodePtr, min: u64, max: u64) -> u64 {
     // them lie between two pivots.
     let mut gap = 0;
     if absent & 1 != 0 {
-        // SAFETY: 0 < last = count - 1 <= capacity - 1, so pivot 0 exists.
+        // SAFETY: the leaf is live (it is in the caller's tree), and
+        // 0 < last = count - 1 <= capacity - 1: pivot 0 is stored.
         gap = span(min, unsafe { leaf.pivot_unchecked(0) });
     }
     if absent & (1 << last) != 0 {
-        // SAFETY: last - 1 < count - 1 <= capacity - 1.
+        // SAFETY: as above; last - 1 < count - 1 <= capacity - 1.
         gap = gap.max(span(unsafe { leaf.pivot_unchecked(last - 1) } + 1, max));
     }
     absent &= !(1 | (1 << last));
     while absent != 0 {
         let i = absent.trailing_zeros() as usize;
         absent &= absent - 1;
-        // SAFETY: 0 < i < last, so pivots i - 1 and i (< count - 1) exist.
+        // SAFETY: as above; 0 < i < last, so pivots i - 1 and i (both below
+        // count - 1) are stored.
         let (start, end) = unsafe { (leaf.pivot_unchecked(i - 1) + 1, leaf.pivot_unchecked(i)) };
         gap = gap.max(span(start, end));
     }
