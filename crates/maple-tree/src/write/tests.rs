@@ -3,12 +3,16 @@
 
 use crate::MapleTree;
 
-fn seq(n: u64, alloc: bool, append: bool) -> MapleTree<u64> {
-    let mut t = if alloc {
+fn empty(alloc: bool) -> MapleTree<u64> {
+    if alloc {
         MapleTree::new_alloc()
     } else {
         MapleTree::new()
-    };
+    }
+}
+
+fn seq(n: u64, alloc: bool, append: bool) -> MapleTree<u64> {
+    let mut t = empty(alloc);
     t.set_append_path(append);
     for i in 0..n {
         t.insert(16 * i..=16 * i + 9, i + 1);
@@ -96,11 +100,7 @@ fn appending_past_a_full_last_leaf_keeps_it_full() {
     let n = if cfg!(miri) { 300 } else { 3000 };
     for (step, len) in [(16u64, 10u64), (10, 10), (7, 1)] {
         for alloc in [false, true] {
-            let mut t = if alloc {
-                MapleTree::new_alloc()
-            } else {
-                MapleTree::new()
-            };
+            let mut t = empty(alloc);
             let mut model = BTreeMap::new();
             for i in 0..n {
                 let first = step * i + 1;
