@@ -5,6 +5,7 @@
 //! climbs only as high as the common ancestor, and after a write through a
 //! [`CursorMut`] only the levels the write replaced are walked again.
 
+use crate::node::Snap;
 use crate::tree::{bounds, MapleTree};
 use crate::walk::Path;
 use core::ops::{RangeBounds, RangeInclusive};
@@ -85,8 +86,8 @@ impl Position {
         if self.path.height == 0 {
             return None;
         }
-        let leaf = &mut self.path.lv[0];
-        let snap = leaf.node.peek();
+        let leaf = self.path.leaf();
+        let mut snap = leaf.node.peek();
         // Slots strictly after (before) the current one, in its leaf; the
         // shift by `idx + 1 <= 16` stays below 32.
         let keep = if forward {
@@ -94,16 +95,17 @@ impl Position {
         } else {
             !(u32::MAX << leaf.idx)
         };
-        let present = u32::from(snap.present_bits()) & keep;
+        let mut present = u32::from(snap.present_bits()) & keep;
         if present == 0 {
-            // SAFETY: the caller's promise.
-            return unsafe { self.cross_to_entry(forward) };
+            snap = self.cross_to_entry(forward)?;
+            present = u32::from(snap.present_bits());
         }
         let slot = if forward {
             present.trailing_zeros() as usize
         } else {
             (u32::BITS - 1 - present.leading_zeros()) as usize
         };
+        let leaf = self.path.leaf_mut();
         let last = snap.count() - 1;
         // SAFETY: the leaf is live (the cursor borrows the tree), and a
         // present slot lies below the snapshot's count (at most 16), so
@@ -129,16 +131,13 @@ impl Position {
         Some((range, unsafe { snap.value(slot) }))
     }
 
-    /// [`step_to_entry`](Self::step_to_entry) when the current leaf has no
-    /// entry left in that direction: crosses leaves until one has.
-    ///
-    /// # Safety
-    /// As for [`get`](Self::get).
+    /// For [`step_to_entry`](Self::step_to_entry) when the current leaf has
+    /// no entry left in that direction: crosses leaves until one has, and
+    /// returns a snapshot of that leaf's header (some slot present), the
+    /// path standing in it. With none, `None`, and the path on the last
+    /// (first) slot of the tree.
     #[inline(never)]
-    unsafe fn cross_to_entry<'a, V>(
-        &mut self,
-        forward: bool,
-    ) -> Option<(RangeInclusive<u64>, &'a V)> {
+    fn cross_to_entry(&mut self, forward: bool) -> Option<Snap> {
         let from = self.path.leaf().idx;
         let mut crossed_any = false;
         loop {
@@ -152,25 +151,15 @@ impl Position {
                 // The last (first) slot of the last (first) leaf.
                 let edge = if forward { leaf.node.count() - 1 } else { 0 };
                 if crossed_any || from != edge {
-                    self.path.lv[0].idx = edge;
+                    self.path.leaf_mut().idx = edge;
                     self.index = self.path.leaf().start();
                 }
                 return None;
             }
             crossed_any = true;
-            let leaf = *self.path.leaf();
-            let present = u32::from(leaf.node.present_bits());
-            if present != 0 {
-                let slot = if forward {
-                    present.trailing_zeros()
-                } else {
-                    u32::BITS - 1 - present.leading_zeros()
-                };
-                self.path.lv[0].idx = slot as usize;
-                self.index = self.path.leaf().start();
-                // SAFETY: the caller's promise (type and lifetime).
-                let v = unsafe { leaf.node.value(slot as usize) };
-                return Some((self.range(), v));
+            let snap = self.path.leaf().node.peek();
+            if snap.present_bits() != 0 {
+                return Some(snap);
             }
         }
     }

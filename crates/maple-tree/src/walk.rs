@@ -41,6 +41,13 @@ impl Level {
 /// 24 levels are not initialised up front (copying 768 bytes of
 /// placeholders cost a sixth of a small tree's build, per perf): a bit per
 /// level records which ones were written, and reading any other panics.
+///
+/// The leaf level alone starts as a placeholder (a dangling node), so that
+/// the steps of a cursor, which read it on every call, need not test its
+/// bit: it is always initialised. Every reader of the leaf level first
+/// checks that the path is not empty (`height > 0`), and every walk that
+/// sets a height also writes the levels below it; debug builds (the
+/// tests, Miri) check the bit as well.
 #[derive(Clone)]
 pub(crate) struct Levels {
     slots: [MaybeUninit<Level>; MAX_HEIGHT],
@@ -50,10 +57,36 @@ pub(crate) struct Levels {
 impl Levels {
     #[inline]
     const fn new() -> Levels {
-        Levels {
-            slots: [const { MaybeUninit::uninit() }; MAX_HEIGHT],
-            written: 0,
-        }
+        let mut slots = [const { MaybeUninit::uninit() }; MAX_HEIGHT];
+        slots[0] = MaybeUninit::new(Level {
+            node: NodePtr::DANGLING,
+            idx: 0,
+            min: 0,
+            max: 0,
+        });
+        Levels { slots, written: 0 }
+    }
+
+    /// The leaf level, which must have been walked.
+    #[inline(always)]
+    pub(crate) fn leaf(&self) -> &Level {
+        debug_assert!(
+            self.written & 1 != 0,
+            "maple tree: leaf read before it was walked"
+        );
+        // SAFETY: slot 0 is initialised by `new` and only ever overwritten.
+        unsafe { self.slots[0].assume_init_ref() }
+    }
+
+    /// As [`leaf`](Self::leaf), mutably.
+    #[inline(always)]
+    pub(crate) fn leaf_mut(&mut self) -> &mut Level {
+        debug_assert!(
+            self.written & 1 != 0,
+            "maple tree: leaf read before it was walked"
+        );
+        // SAFETY: as for `leaf`.
+        unsafe { self.slots[0].assume_init_mut() }
     }
 
     /// Writes level `h`.
@@ -114,7 +147,13 @@ impl Path {
     /// The leaf level.
     #[inline]
     pub(crate) fn leaf(&self) -> &Level {
-        &self.lv[0]
+        self.lv.leaf()
+    }
+
+    /// The leaf level, mutably.
+    #[inline]
+    pub(crate) fn leaf_mut(&mut self) -> &mut Level {
+        self.lv.leaf_mut()
     }
 
     /// Walks from the root to the slot holding `index`.
@@ -217,7 +256,7 @@ impl Path {
     /// needed. Returns false (and stays put) at the last slot of the tree.
     #[inline]
     pub(crate) fn next_slot(&mut self) -> bool {
-        let leaf = &mut self.lv[0];
+        let leaf = self.lv.leaf_mut();
         if leaf.idx + 1 < leaf.node.count() {
             leaf.idx += 1;
             return true;
@@ -230,7 +269,37 @@ impl Path {
     /// (and stays put) in the tree's last leaf.
     #[inline]
     pub(crate) fn next_leaf(&mut self) -> bool {
-        let mut h = 1;
+        // Most crossings stay under the leaf's parent: then the next leaf is
+        // the parent's next child, one load away.
+        if self.height >= 2 {
+            let up = &mut self.lv[1];
+            let parent = up.node.peek();
+            let last = parent.count() - 1;
+            if up.idx < last {
+                up.idx += 1;
+                let (idx, max) = (up.idx, up.max);
+                // SAFETY: the parent is live (the path walks a live tree),
+                // and `1 <= idx <= last`, below the node's capacity: pivot
+                // `idx - 1`, and pivot `idx` when `idx < last`, are stored.
+                let (min, max) = unsafe {
+                    let min = parent.node().pivot_unchecked(idx - 1) + 1;
+                    let max = if idx == last {
+                        max
+                    } else {
+                        parent.node().pivot_unchecked(idx)
+                    };
+                    (min, max)
+                };
+                *self.lv.leaf_mut() = Level {
+                    node: parent.child(idx),
+                    idx: 0,
+                    min,
+                    max,
+                };
+                return true;
+            }
+        }
+        let mut h = 2;
         while h < self.height && self.lv[h].idx + 1 >= self.lv[h].node.count() {
             h += 1;
         }
@@ -246,7 +315,7 @@ impl Path {
     /// of the tree.
     #[inline]
     pub(crate) fn prev_slot(&mut self) -> bool {
-        let leaf = &mut self.lv[0];
+        let leaf = self.lv.leaf_mut();
         if leaf.idx > 0 {
             leaf.idx -= 1;
             return true;
@@ -258,7 +327,36 @@ impl Path {
     /// false (and stays put) in the tree's first leaf.
     #[inline]
     pub(crate) fn prev_leaf(&mut self) -> bool {
-        let mut h = 1;
+        // As in `next_leaf`: the parent's previous child, when it has one.
+        if self.height >= 2 {
+            let up = &mut self.lv[1];
+            if up.idx > 0 {
+                up.idx -= 1;
+                let (idx, min) = (up.idx, up.min);
+                let parent = up.node.peek();
+                // SAFETY: the parent is live (the path walks a live tree),
+                // and `idx` is below its last slot, below the node's
+                // capacity: pivot `idx`, and pivot `idx - 1` when `idx > 0`,
+                // are stored.
+                let (min, max) = unsafe {
+                    let min = if idx == 0 {
+                        min
+                    } else {
+                        parent.node().pivot_unchecked(idx - 1) + 1
+                    };
+                    (min, parent.node().pivot_unchecked(idx))
+                };
+                let node = parent.child(idx);
+                *self.lv.leaf_mut() = Level {
+                    node,
+                    idx: node.count() - 1,
+                    min,
+                    max,
+                };
+                return true;
+            }
+        }
+        let mut h = 2;
         while h < self.height && self.lv[h].idx == 0 {
             h += 1;
         }
@@ -278,7 +376,7 @@ impl Path {
             return None;
         }
         loop {
-            let leaf = self.lv[0];
+            let leaf = *self.lv.leaf();
             if leaf.start() > last {
                 return None;
             }
@@ -294,7 +392,8 @@ impl Path {
     /// Whether the leaf slot holds a value.
     #[inline]
     pub(crate) fn is_present(&self) -> bool {
-        self.lv[0].node.is_present(self.lv[0].idx)
+        let leaf = self.lv.leaf();
+        leaf.node.is_present(leaf.idx)
     }
 }
 
