@@ -16,9 +16,9 @@
 # - a selection of the crash tests (panicking Clone, Drop and callbacks),
 #   on 24-entry trees;
 # - iter_edges (iterators and cursor steps at every edge: both ends
-#   meeting, ranges, owning iteration; its 300-entry trees are three
-#   levels high, so ends also walk back down from the root), sized down,
-#   but its 20,000-entry tall-tree test;
+#   meeting, ranges, owning iteration; a 1,000-entry allocation tree four
+#   levels high, so that iterators' ends also walk back down from the
+#   root), sized down, but its 20,000-entry tall-tree test;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance).

