@@ -256,9 +256,16 @@ impl<V> MapleTree<V> {
                 node.pivot(to)
             };
         }
-        // An absent edge slot might meet an absent slot of the next leaf.
-        if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0)
-            || (to + 1 == count && items[n - 1].1 == Piece::Absent && leaf.max < u64::MAX)
+        // An absent slot at the leaf's edge might meet an absent slot of the
+        // neighbouring leaf, unless it replaces an absent edge slot: that
+        // one's neighbour holds a value (no two absent slots sit side by
+        // side, across leaves too), so only a value's slot turning absent
+        // at the edge needs the neighbour (a rebuild merges the two).
+        if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0 && node.is_present(0))
+            || (to + 1 == count
+                && items[n - 1].1 == Piece::Absent
+                && leaf.max < u64::MAX
+                && node.is_present(to))
         {
             return None;
         }

@@ -151,6 +151,83 @@ fn appending_past_a_full_last_leaf_keeps_it_full() {
     }
 }
 
+/// The bounds of every leaf, in key order.
+fn leaf_bounds(t: &MapleTree<u64>) -> alloc::vec::Vec<(u64, u64)> {
+    let mut out = alloc::vec::Vec::new();
+    let mut stack = alloc::vec![(t.root().unwrap(), 0, u64::MAX)];
+    while let Some((node, min, max)) = stack.pop() {
+        if node.is_leaf() {
+            out.push((min, max));
+        } else {
+            stack.extend((0..node.count()).rev().map(|i| {
+                (
+                    node.child(i),
+                    node.slot_start(i, min),
+                    node.slot_end(i, max),
+                )
+            }));
+        }
+    }
+    out
+}
+
+/// Stores and removals in a leaf's edge slots. Removing the entry in a
+/// leaf's first slot puts an absent slot beside the previous leaf's absent
+/// last slot, which a rebuild merges. A store inside a leaf's absent first
+/// or last slot leaves an absent slot at that edge, which is spliced in
+/// place (the neighbouring leaf's slot beside it holds a value). The tree
+/// stays valid and equal to a model throughout.
+#[test]
+fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
+    use alloc::collections::BTreeMap;
+    let n = if cfg!(miri) { 300 } else { 3000 };
+    for alloc in [false, true] {
+        // Without the append path leaves split in half, so they have room.
+        let mut t = seq(n, alloc, false);
+        let mut model: BTreeMap<u64, (u64, u64)> =
+            (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
+        let covered = |model: &BTreeMap<u64, (u64, u64)>, at: u64| {
+            model
+                .range(..=at)
+                .next_back()
+                .is_some_and(|(_, &(e, _))| e >= at)
+        };
+        for (k, (min, _)) in leaf_bounds(&t).into_iter().enumerate() {
+            if k % 2 == 1 && covered(&model, min) {
+                let (range, _) = t.remove(min).unwrap();
+                model.remove(range.start());
+            }
+        }
+        t.validate().unwrap();
+        let mut value = 1_000_000;
+        for (k, (min, max)) in leaf_bounds(&t).into_iter().enumerate() {
+            // Inside the absent first or last slot, cutting it on both sides.
+            let edges = [
+                (min, min + 2, min + 3),
+                (max, max.wrapping_sub(3), max.wrapping_sub(2)),
+            ];
+            for (edge, a, b) in edges {
+                // The edge slot is absent and reaches past `a..=b`.
+                let free = (a.min(edge)..=b.max(edge)).all(|i| !covered(&model, i));
+                if min < a && b < max && free {
+                    t.insert(a..=b, value);
+                    model.insert(a, (b, value));
+                    value += 1;
+                }
+            }
+            if k % 16 == 0 {
+                t.validate().unwrap();
+            }
+        }
+        t.validate().unwrap();
+        let got: alloc::vec::Vec<_> = t
+            .iter()
+            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
+            .collect();
+        assert!(got.into_iter().eq(model), "alloc {alloc}");
+    }
+}
+
 #[test]
 fn exact_fit_replaces_in_place() {
     let mut t = seq(100, false, true);
