@@ -3,13 +3,15 @@
 //!
 //! Exact fit replaces one slot word; append writes the new slots past the
 //! leaf's last one and then publishes them with one header store, so both
-//! are safe with concurrent readers. The splice moves slots inside the leaf,
-//! so it is used only outside RCU mode. All three keep the path valid.
+//! are safe with concurrent readers. The splice moves slots inside the leaf
+//! (and a leaf it overflows is first split in place, its parent taking the
+//! new half), so it is used only outside RCU mode. All of them keep the
+//! path valid but the appending split, which leaves it to be walked again.
 
 use crate::displaced::Displace;
 use crate::node::{value_word, Kind, LEAF_SLOTS};
 use crate::tree::MapleTree;
-use crate::walk::Path;
+use crate::walk::{Level, Path};
 use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
@@ -178,12 +180,63 @@ pub(super) struct Splice {
     new_count: usize,
 }
 
+impl Splice {
+    /// Whether the rewritten leaf fits one node.
+    #[inline(always)]
+    pub(super) const fn fits(&self) -> bool {
+        self.new_count <= LEAF_SLOTS
+    }
+
+    /// Where to cut a leaf of `count` slots that this splice overflows, so
+    /// that the splice then fits the half holding it: a slot `m`, the
+    /// halves being slots `..m` and `m..`, and whether the splice lands in
+    /// the right half. The rewritten slots and the neighbours the splice
+    /// looked at (`from - 1` and `to + 1`) stay inside that half and off its
+    /// cut edge, so the splice worked out again on the half is this one,
+    /// shifted. Both halves keep the minimum fill, except the right one at
+    /// the right edge of the tree (`last_leaf`), where the last node of a
+    /// level is exempt. Of the cuts that do, the most even one; at the right
+    /// edge the one that leaves the left half fullest, as a rebuild packs
+    /// there, so that stores in ascending order leave full leaves behind.
+    /// `None` if there is none.
+    pub(super) fn split_point(&self, count: usize, last_leaf: bool) -> Option<(usize, bool)> {
+        let grow = self.new_count - count;
+        let min = Kind::Leaf.min_slots();
+        let mut best: Option<(usize, bool, usize)> = None;
+        for m in 1..count {
+            let (right, (left_len, right_len)) = if self.to + 1 < m {
+                (false, (m + grow, count - m))
+            } else if self.from > m {
+                (true, (m, count - m + grow))
+            } else {
+                continue;
+            };
+            if left_len.max(right_len) > LEAF_SLOTS
+                || left_len < min
+                || (right_len < min && !last_leaf)
+            {
+                continue;
+            }
+            let worse = if last_leaf {
+                LEAF_SLOTS - left_len
+            } else {
+                left_len.abs_diff(right_len)
+            };
+            if best.is_none_or(|(_, _, b)| worse < b) {
+                best = Some((m, right, worse));
+            }
+        }
+        best.map(|(m, right, _)| (m, right))
+    }
+}
+
 impl<V> MapleTree<V> {
     /// Whether the store of `first..=last` (a value when `has_value`) can
     /// rewrite the leaf `path` leads to in place: it stays inside the leaf,
-    /// no absent range reaches the leaf's edge (which would have to merge
-    /// with a neighbour's), and the leaf neither overflows nor falls under
-    /// its minimum. Changes nothing.
+    /// no absent range reaches the leaf's edge where it would have to merge
+    /// with a neighbour's, and the leaf does not fall under its minimum. The
+    /// leaf may overflow ([`Splice::fits`] says): the caller splits it first
+    /// ([`Splice::split_point`]) or rebuilds. Changes nothing.
     #[inline(always)]
     pub(super) fn plan_splice(
         &self,
@@ -275,7 +328,7 @@ impl<V> MapleTree<V> {
             return None;
         }
         let exempt = self.height() == 1 || leaf.max == u64::MAX;
-        if new_count > LEAF_SLOTS || (new_count < Kind::Leaf.min_slots() && !exempt) {
+        if new_count < Kind::Leaf.min_slots() && !exempt {
             return None;
         }
 
@@ -294,6 +347,11 @@ impl<V> MapleTree<V> {
 
     /// Carries out `splice` (from [`plan_splice`](Self::plan_splice) for the
     /// same store, with nothing changed in between).
+    ///
+    /// Inlined into both callers: as a call of its own, the store path of
+    /// `remove` stopped being inlined too (about 85 instructions per
+    /// `erase`, callgrind).
+    #[inline(always)]
     pub(super) fn store_splice<S, D>(
         &mut self,
         path: &Path,
@@ -376,7 +434,112 @@ impl<V> MapleTree<V> {
         let bits = bits as u16;
         node.publish_leaf(new_count, bits);
         self.entries_added(made);
-        self.count_path(|p| &mut p.node_rewrite);
         self.refresh_leaf_gap(path);
+    }
+
+    /// Where to split the leaf `path` leads to, which `splice` overflows, so
+    /// that the splice fits one half ([`Splice::split_point`]): only under
+    /// a parent with room for one more child.
+    pub(super) fn split_for(&self, path: &Path, splice: &Splice) -> Option<(usize, bool)> {
+        if self.height() < 2 {
+            return None;
+        }
+        let parent = path.lv[1].node;
+        if parent.count() >= parent.kind().capacity() {
+            return None;
+        }
+        let leaf = path.leaf();
+        splice.split_point(leaf.node.count(), leaf.max == u64::MAX)
+    }
+
+    /// Splits the leaf `path` leads to at slot `m` in place, as `BTreeMap`
+    /// splits a full node: slots `m..` move to a new leaf, which the parent
+    /// (with room) takes right after the old one, and then carries out the
+    /// store, which `splice` (for the whole leaf, from
+    /// [`plan_splice`](Self::plan_splice)) overflowed, as a splice of the
+    /// half `right` names.
+    ///
+    /// No value is made, moved out or dropped before the split is complete,
+    /// and the tree is whole after it: the splice's `split` calls and drops
+    /// come after, as in a splice of a leaf with room.
+    #[inline(never)]
+    pub(super) fn store_split_splice<S, D>(
+        &mut self,
+        path: &mut Path,
+        (m, right): (usize, bool),
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
+    {
+        let leaf = *path.leaf();
+        let up = path.lv[1];
+        let (node, parent, j) = (leaf.node, up.node, up.idx);
+        let (count, pcount) = (node.count(), parent.count());
+        debug_assert!(0 < m && m < count && pcount < parent.kind().capacity());
+        // Taken before anything changes: the tree is untouched if it fails.
+        let new = self.pool_mut().alloc_or_abort(Kind::Leaf);
+        // The new leaf: slots `m..count`, their words moved as they are
+        // (each value stays owned by one present slot: the old leaf's count
+        // drops below them), and the pivots between them.
+        for i in m..count {
+            new.set_leaf_word(i - m, node.leaf_word(i));
+        }
+        for i in m..count - 1 {
+            new.set_pivot(i - m, node.pivot(i));
+        }
+        let bits = node.present_bits();
+        new.publish_leaf(count - m, bits >> m);
+        let cut = node.pivot(m - 1);
+        node.publish_leaf(m, bits & ((1u16 << m) - 1));
+        // The parent takes the new leaf after the old one, in place: its
+        // later children (and their pivots and gaps) move up one slot.
+        let gaps = self.is_alloc();
+        for k in (j..pcount - 1).rev() {
+            parent.set_pivot(k + 1, parent.pivot(k));
+        }
+        for k in (j + 1..pcount).rev() {
+            parent.set_child(k + 1, parent.child(k));
+            if gaps {
+                parent.set_gap(k + 1, parent.gap(k));
+            }
+        }
+        parent.set_pivot(j, cut);
+        parent.set_child(j + 1, new);
+        if gaps {
+            // The two gaps' larger one is the old leaf's: the levels above
+            // keep their records.
+            parent.set_gap(j, crate::gap::leaf_gap(node, leaf.min, cut));
+            parent.set_gap(j + 1, crate::gap::leaf_gap(new, cut + 1, leaf.max));
+        }
+        parent.set_count(pcount + 1);
+        self.count_path(|p| &mut p.split);
+        // The path now leads to the half that holds the store.
+        let (at, half) = if right {
+            (
+                j + 1,
+                Level {
+                    node: new,
+                    idx: leaf.idx - m,
+                    min: cut + 1,
+                    max: leaf.max,
+                },
+            )
+        } else {
+            (j, Level { max: cut, ..leaf })
+        };
+        path.lv[1].idx = at;
+        *path.leaf_mut() = half;
+        let splice = self.plan_splice(path, first, last, value.is_some());
+        match splice {
+            Some(splice) if splice.fits() => {
+                self.store_splice(path, &splice, (first, last), value, split, displaced)
+            }
+            // `split_point` keeps the splice inside the half.
+            _ => unreachable!("maple tree: a split leaf's half does not take the store"),
+        }
     }
 }

@@ -9,8 +9,11 @@
 //!    for the one or two extra slots: they are written past the end and the
 //!    leaf's count grows;
 //! 3. **splice** (`fast.rs`, the kernel's node store): the store stays
-//!    inside one leaf, which still fits and touches no neighbour: its slots
-//!    are rewritten in place;
+//!    inside one leaf and touches no neighbour: its slots are rewritten in
+//!    place. When they overflow the leaf and its parent has room, the leaf
+//!    is first split in place, as `BTreeMap` splits a full node (its later
+//!    slots move to a new leaf, which the parent takes beside it), and the
+//!    splice is done in the half that holds the store;
 //! 4. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
@@ -97,9 +100,19 @@ impl<V> MapleTree<V> {
             (Plan::ExactFit, Some(value)) => self.store_exact(path, value, displaced),
             (Plan::Append, Some(value)) => self.store_append(path, first, last, value),
             (Plan::AppendSplit, Some(value)) => self.store_append_split(path, first, last, value),
-            (Plan::Splice(splice), value) => {
-                self.store_splice(path, &splice, (first, last), value, split, displaced)
+            (Plan::Splice(splice), value) if splice.fits() => {
+                self.store_splice(path, &splice, (first, last), value, split, displaced);
+                self.count_path(|p| &mut p.node_rewrite);
             }
+            (Plan::Splice(splice), value) => match self.split_for(path, &splice) {
+                Some(at) => {
+                    self.store_split_splice(path, at, (first, last), value, split, displaced)
+                }
+                None => {
+                    path.low = self.store_general(path, first, last, value, split, displaced);
+                    return;
+                }
+            },
             (Plan::Rebuild, value) => {
                 path.low = self.store_general(path, first, last, value, split, displaced);
                 return;

@@ -28,7 +28,10 @@ pub(super) enum Plan {
     /// the parent (with room, or a new root) takes as its last child, holds
     /// the rest.
     AppendSplit,
-    /// The slots of one leaf are rewritten in place (the kernel's node store).
+    /// The slots of one leaf are rewritten in place (the kernel's node
+    /// store). When they overflow the leaf ([`Splice::fits`]), the store
+    /// splits the leaf in place first if its parent has room (`fast.rs`,
+    /// `split_for` and `store_split_splice`), or else rebuilds after all.
     Splice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
     /// up: node rewrite, split, spanning store, rebalance, root growth or
@@ -82,8 +85,11 @@ impl Plan {
     #[cfg(debug_assertions)]
     pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
         match self {
-            Plan::Nothing | Plan::ExactFit | Plan::Append | Plan::Splice(_) => 0,
+            Plan::Nothing | Plan::ExactFit | Plan::Append => 0,
+            Plan::Splice(splice) if splice.fits() => 0,
             Plan::IntoEmpty => 1,
+            // A split takes one leaf; a rebuild, its own bound.
+            Plan::Splice(_) => worst_case_nodes(height),
             // A new leaf, and a new root when the leaf was the root.
             Plan::AppendSplit => 2,
             Plan::Rebuild => worst_case_nodes(height),

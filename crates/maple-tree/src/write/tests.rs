@@ -228,6 +228,65 @@ fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
     }
 }
 
+/// Random stores, most of them into full leaves: a store whose splice
+/// overflows its leaf splits the leaf in place (the parent taking the new
+/// half) and splices into the half that holds it, including stores that cut
+/// an entry on either side. The tree stays valid and equal to a model, and
+/// every leaf but the last keeps its minimum.
+#[test]
+fn overflowing_splices_split_the_leaf_in_place() {
+    use alloc::collections::BTreeMap;
+    let n = if cfg!(miri) { 300 } else { 4000 };
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for alloc in [false, true] {
+        let mut t = empty(alloc);
+        // The model: start -> (end, value), entries never overlapping.
+        let mut model: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        for q in 0..n {
+            let (first, last) = if q % 3 == 2 {
+                // Over whatever lies there: entries are cut or replaced.
+                let a = next() % (16 * n);
+                (a, a + next() % 24)
+            } else {
+                let i = next() % n;
+                (16 * i, 16 * i + 9)
+            };
+            t.insert(first..=last, q);
+            let cut: alloc::vec::Vec<_> = model
+                .range(..=last)
+                .filter(|(_, &(e, _))| e >= first)
+                .map(|(&s, &(e, v))| (s, e, v))
+                .collect();
+            for (s, e, v) in cut {
+                model.remove(&s);
+                if s < first {
+                    model.insert(s, (first - 1, v));
+                }
+                if e > last {
+                    model.insert(last + 1, (e, v));
+                }
+            }
+            model.insert(first, (last, q));
+            if q % 256 == 0 {
+                t.validate().unwrap();
+            }
+        }
+        t.validate().unwrap();
+        let got: alloc::vec::Vec<_> = t
+            .iter()
+            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
+            .collect();
+        assert!(got.into_iter().eq(model), "alloc {alloc}");
+        assert!(t.stats().write_paths.split > 0);
+    }
+}
+
 #[test]
 fn exact_fit_replaces_in_place() {
     let mut t = seq(100, false, true);
