@@ -164,6 +164,31 @@ enum Piece {
     Right,
 }
 
+/// How a splice at a leaf's edge changes the boundary with its neighbour.
+#[derive(Clone, Copy)]
+enum EdgeFix {
+    /// The neighbour's slot beside the edge holds a value.
+    Nothing,
+    /// The leaf before gives up its absent last slot to this one's new
+    /// absent first slot.
+    PrevGivesLast,
+    /// This leaf gives up its new absent last slot to the next leaf's
+    /// absent first slot.
+    OwnGivesLast,
+}
+
+/// Which edge of its leaf a splice leaves a new absent slot at, where the
+/// neighbouring leaf's slot beside it may be absent too.
+#[derive(Clone, Copy, PartialEq)]
+enum Edge {
+    /// Neither: the splice touches no neighbour.
+    Inside,
+    /// Slot 0, which held a value, becomes absent.
+    Left,
+    /// The last slot, which held a value, becomes absent.
+    Right,
+}
+
 /// An in-place rewrite of one leaf (the kernel's node store), worked out
 /// before anything changes: slots `from..=to` are replaced by `items[..n]`,
 /// of which the entries `a..=b` (`start..=end`) are what the store covers.
@@ -178,13 +203,15 @@ pub(super) struct Splice {
     items: [(u64, Piece); 3],
     n: usize,
     new_count: usize,
+    edge: Edge,
 }
 
 impl Splice {
-    /// Whether the rewritten leaf fits one node.
+    /// Whether the rewritten leaf fits one node and keeps to itself: the
+    /// splice can be done as it is.
     #[inline(always)]
-    pub(super) const fn fits(&self) -> bool {
-        self.new_count <= LEAF_SLOTS
+    pub(super) const fn plain(&self) -> bool {
+        self.new_count <= LEAF_SLOTS && matches!(self.edge, Edge::Inside)
     }
 
     /// Where to cut a leaf of `count` slots that this splice overflows, so
@@ -313,15 +340,18 @@ impl<V> MapleTree<V> {
         // neighbouring leaf, unless it replaces an absent edge slot: that
         // one's neighbour holds a value (no two absent slots sit side by
         // side, across leaves too), so only a value's slot turning absent
-        // at the edge needs the neighbour (a rebuild merges the two).
-        if (from == 0 && items[0].1 == Piece::Absent && leaf.min > 0 && node.is_present(0))
-            || (to + 1 == count
-                && items[n - 1].1 == Piece::Absent
-                && leaf.max < u64::MAX
-                && node.is_present(to))
-        {
-            return None;
-        }
+        // at the edge needs the neighbour (`store_hard_splice`).
+        let left = from == 0 && items[0].1 == Piece::Absent && leaf.min > 0 && node.is_present(0);
+        let right = to + 1 == count
+            && items[n - 1].1 == Piece::Absent
+            && leaf.max < u64::MAX
+            && node.is_present(to);
+        let edge = match (left, right) {
+            (false, false) => Edge::Inside,
+            (true, false) => Edge::Left,
+            (false, true) => Edge::Right,
+            (true, true) => return None,
+        };
         let new_count = count - (to - from + 1) + n;
         // A root leaf left with one absent slot is an empty tree: edit.rs frees it.
         if new_count == 1 && items[0].1 == Piece::Absent {
@@ -342,6 +372,7 @@ impl<V> MapleTree<V> {
             items,
             n,
             new_count,
+            edge,
         })
     }
 
@@ -374,6 +405,7 @@ impl<V> MapleTree<V> {
             items,
             n,
             new_count,
+            ..
         } = *splice;
         let leaf = *path.leaf();
         let node = leaf.node;
@@ -437,11 +469,123 @@ impl<V> MapleTree<V> {
         self.refresh_leaf_gap(path);
     }
 
+    /// Carries out a splice that is not [`plain`](Splice::plain): one that
+    /// overflows its leaf (split first, under a parent with room) or leaves
+    /// a new absent slot at the leaf's edge (the boundary with the
+    /// neighbour moved after, when that neighbour shares the parent and an
+    /// absent slot of it meets the new one). `Err(value)`, having changed
+    /// nothing, when neither can be done in place: the caller rebuilds.
+    #[inline(never)]
+    pub(super) fn store_hard_splice<S, D>(
+        &mut self,
+        path: &mut Path,
+        splice: &Splice,
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) -> Result<(), Option<V>>
+    where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
+    {
+        if splice.new_count > LEAF_SLOTS {
+            let Some(at) = self.split_for(path, splice) else {
+                return Err(value);
+            };
+            self.store_split_splice(path, at, (first, last), value, split, displaced);
+            return Ok(());
+        }
+        let Some(fix) = self.edge_fix(path, splice) else {
+            return Err(value);
+        };
+        self.store_splice(path, splice, (first, last), value, split, displaced);
+        self.count_path(|p| &mut p.node_rewrite);
+        self.apply_edge_fix(path, fix);
+        Ok(())
+    }
+
+    /// What a splice that leaves a new absent slot at its leaf's `edge`
+    /// must do to the boundary with the neighbouring leaf, a sibling under
+    /// the same parent: nothing if the neighbour's slot beside it holds a
+    /// value; else the boundary moves so that the two absent slots become
+    /// one, the left leaf of the two giving up its (absent) last slot, so
+    /// that nothing moves but a count and the parent's pivot. `None` when
+    /// the neighbour has another parent, or the left leaf would fall under
+    /// its minimum.
+    fn edge_fix(&self, path: &Path, splice: &Splice) -> Option<EdgeFix> {
+        if self.height() < 2 {
+            return None;
+        }
+        let up = path.lv[1];
+        let (parent, j) = (up.node.peek(), up.idx);
+        let min = Kind::Leaf.min_slots();
+        match splice.edge {
+            Edge::Inside => Some(EdgeFix::Nothing),
+            Edge::Left => {
+                if j == 0 {
+                    return None;
+                }
+                let prev = parent.child(j - 1);
+                let count = prev.count();
+                if prev.is_present(count - 1) {
+                    Some(EdgeFix::Nothing)
+                } else {
+                    (count > min).then_some(EdgeFix::PrevGivesLast)
+                }
+            }
+            Edge::Right => {
+                if j + 1 >= parent.count() {
+                    return None;
+                }
+                if parent.child(j + 1).is_present(0) {
+                    Some(EdgeFix::Nothing)
+                } else {
+                    (splice.new_count > min).then_some(EdgeFix::OwnGivesLast)
+                }
+            }
+        }
+    }
+
+    /// Moves the boundary as `fix` says, after the splice: the left leaf of
+    /// the two drops its absent last slot, and the parent's pivot between
+    /// them drops to that leaf's new end, so the right leaf's absent first
+    /// slot now starts where the dropped slot did. The levels above keep
+    /// their bounds; in an allocation tree the two leaves' gap records are
+    /// worked out again and carried up.
+    fn apply_edge_fix(&mut self, path: &mut Path, fix: EdgeFix) {
+        let up = path.lv[1];
+        let (parent, j) = (up.node, up.idx);
+        // The boundary: between child `b` and child `b + 1` of the parent.
+        let b = match fix {
+            EdgeFix::Nothing => return,
+            EdgeFix::PrevGivesLast => j - 1,
+            EdgeFix::OwnGivesLast => j,
+        };
+        let left = parent.child(b);
+        let count = left.count();
+        debug_assert!(count >= 2 && !left.is_present(count - 1));
+        let end = left.pivot(count - 2);
+        // The dropped slot's bit is clear: the bits need no change.
+        left.set_count(count - 1);
+        parent.set_pivot(b, end);
+        if self.is_alloc() {
+            let left_min = parent.slot_start(b, up.min);
+            let right_max = parent.slot_end(b + 1, up.max);
+            parent.set_gap(b, crate::gap::leaf_gap(left, left_min, end));
+            let right = parent.child(b + 1);
+            parent.set_gap(b + 1, crate::gap::leaf_gap(right, end + 1, right_max));
+            self.update_gaps(path, 2, crate::gap::node_gap(parent));
+        }
+        // The leaf level's bounds (and slot) changed: walk it again.
+        path.low = 1;
+    }
+
     /// Where to split the leaf `path` leads to, which `splice` overflows, so
     /// that the splice fits one half ([`Splice::split_point`]): only under
     /// a parent with room for one more child.
-    pub(super) fn split_for(&self, path: &Path, splice: &Splice) -> Option<(usize, bool)> {
-        if self.height() < 2 {
+    fn split_for(&self, path: &Path, splice: &Splice) -> Option<(usize, bool)> {
+        if self.height() < 2 || splice.edge != Edge::Inside {
             return None;
         }
         let parent = path.lv[1].node;
@@ -462,8 +606,7 @@ impl<V> MapleTree<V> {
     /// No value is made, moved out or dropped before the split is complete,
     /// and the tree is whole after it: the splice's `split` calls and drops
     /// come after, as in a splice of a leaf with room.
-    #[inline(never)]
-    pub(super) fn store_split_splice<S, D>(
+    fn store_split_splice<S, D>(
         &mut self,
         path: &mut Path,
         (m, right): (usize, bool),
@@ -535,7 +678,7 @@ impl<V> MapleTree<V> {
         *path.leaf_mut() = half;
         let splice = self.plan_splice(path, first, last, value.is_some());
         match splice {
-            Some(splice) if splice.fits() => {
+            Some(splice) if splice.plain() => {
                 self.store_splice(path, &splice, (first, last), value, split, displaced)
             }
             // `split_point` keeps the splice inside the half.

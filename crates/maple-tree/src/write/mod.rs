@@ -100,19 +100,18 @@ impl<V> MapleTree<V> {
             (Plan::ExactFit, Some(value)) => self.store_exact(path, value, displaced),
             (Plan::Append, Some(value)) => self.store_append(path, first, last, value),
             (Plan::AppendSplit, Some(value)) => self.store_append_split(path, first, last, value),
-            (Plan::Splice(splice), value) if splice.fits() => {
+            (Plan::Splice(splice), value) if splice.plain() => {
                 self.store_splice(path, &splice, (first, last), value, split, displaced);
                 self.count_path(|p| &mut p.node_rewrite);
             }
-            (Plan::Splice(splice), value) => match self.split_for(path, &splice) {
-                Some(at) => {
-                    self.store_split_splice(path, at, (first, last), value, split, displaced)
-                }
-                None => {
+            (Plan::Splice(splice), value) => {
+                let done =
+                    self.store_hard_splice(path, &splice, (first, last), value, split, displaced);
+                if let Err(value) = done {
                     path.low = self.store_general(path, first, last, value, split, displaced);
                     return;
                 }
-            },
+            }
             (Plan::Rebuild, value) => {
                 path.low = self.store_general(path, first, last, value, split, displaced);
                 return;

@@ -29,9 +29,10 @@ pub(super) enum Plan {
     /// the rest.
     AppendSplit,
     /// The slots of one leaf are rewritten in place (the kernel's node
-    /// store). When they overflow the leaf ([`Splice::fits`]), the store
-    /// splits the leaf in place first if its parent has room (`fast.rs`,
-    /// `split_for` and `store_split_splice`), or else rebuilds after all.
+    /// store). When they overflow the leaf, or leave a new absent slot at
+    /// its edge ([`Splice::plain`] says neither), the store splits the leaf
+    /// in place first, or moves the boundary with its neighbour after
+    /// (`fast.rs`, `store_hard_splice`), or else rebuilds after all.
     Splice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
     /// up: node rewrite, split, spanning store, rebalance, root growth or
@@ -86,9 +87,10 @@ impl Plan {
     pub(super) const fn max_new_nodes(&self, height: usize) -> usize {
         match self {
             Plan::Nothing | Plan::ExactFit | Plan::Append => 0,
-            Plan::Splice(splice) if splice.fits() => 0,
+            Plan::Splice(splice) if splice.plain() => 0,
             Plan::IntoEmpty => 1,
-            // A split takes one leaf; a rebuild, its own bound.
+            // A split takes one leaf; a rebuild (when neither a split nor a
+            // boundary move can be done in place), its own bound.
             Plan::Splice(_) => worst_case_nodes(height),
             // A new leaf, and a new root when the leaf was the root.
             Plan::AppendSplit => 2,

@@ -173,7 +173,8 @@ fn leaf_bounds(t: &MapleTree<u64>) -> alloc::vec::Vec<(u64, u64)> {
 
 /// Stores and removals in a leaf's edge slots. Removing the entry in a
 /// leaf's first slot puts an absent slot beside the previous leaf's absent
-/// last slot, which a rebuild merges. A store inside a leaf's absent first
+/// last slot; the two become one by moving the boundary (the previous leaf
+/// gives up its last slot). A store inside a leaf's absent first
 /// or last slot leaves an absent slot at that edge, which is spliced in
 /// place (the neighbouring leaf's slot beside it holds a value). The tree
 /// stays valid and equal to a model throughout.
@@ -213,6 +214,47 @@ fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
                     t.insert(a..=b, value);
                     model.insert(a, (b, value));
                     value += 1;
+                }
+            }
+            if k % 16 == 0 {
+                t.validate().unwrap();
+            }
+        }
+        t.validate().unwrap();
+        let got: alloc::vec::Vec<_> = t
+            .iter()
+            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
+            .collect();
+        assert!(got.into_iter().eq(model), "alloc {alloc}");
+    }
+}
+
+/// Removals at the boundary between two leaves of one parent, in a tree
+/// with no gaps between entries. Removing a leaf's first entry leaves an
+/// absent first slot beside the previous leaf's last entry (nothing to
+/// merge); removing that entry then puts two absent slots side by side
+/// across the boundary, which becomes one by moving the boundary (the left
+/// leaf gives up its last slot). The tree stays valid and equal to a model.
+#[test]
+fn removals_at_leaf_boundaries_merge_absent_slots() {
+    use alloc::collections::BTreeMap;
+    let n = if cfg!(miri) { 300 } else { 3000 };
+    for alloc in [false, true] {
+        let mut t = empty(alloc);
+        for i in 0..n {
+            t.insert(5 * i..=5 * i + 4, i);
+        }
+        let mut model: BTreeMap<u64, (u64, u64)> =
+            (0..n).map(|i| (5 * i, (5 * i + 4, i))).collect();
+        let leaves = leaf_bounds(&t);
+        for (k, w) in leaves.windows(2).enumerate() {
+            let ((_, left_max), (right_min, _)) = (w[0], w[1]);
+            if k % 3 == 2 {
+                continue; // some boundaries keep their entries
+            }
+            for at in [right_min, left_max] {
+                if let Some((range, _)) = t.remove(at) {
+                    model.remove(range.start());
                 }
             }
             if k % 16 == 0 {
