@@ -220,6 +220,15 @@ impl Path {
         if self.height != height || height == 0 || self.low >= height {
             return self.descend(root, height, index);
         }
+        if self.low == 0 {
+            // Already there, as when a removal stores over the entry it
+            // has just found: the slot taken (a write may have shortened
+            // the leaf since) still holds `index`.
+            let leaf = self.lv.leaf();
+            if leaf.idx < leaf.node.count() && leaf.start() <= index && index <= leaf.end() {
+                return;
+            }
+        }
         let mut h = self.low;
         while h < height && !(self.lv[h].min <= index && index <= self.lv[h].max) {
             h += 1;
