@@ -32,10 +32,13 @@
 //!   of the tree (the root, or a leaf whose parent has room) leaves that
 //!   leaf as it is and puts the new entry into a new last leaf (not in RCU
 //!   mode), which keeps sequential stores and in-order rebuilds cheap; a
-//!   store that stays inside one leaf which still fits splices that leaf's
-//!   slots in place (not in RCU mode); otherwise the touched leaves are rebuilt and
-//!   the change carried up: rewrite, split, spanning store, rebalance, root
-//!   growth and collapse.
+//!   store that stays inside one leaf splices that leaf's slots in place
+//!   (not in RCU mode), first splitting the leaf in place when the store
+//!   overflows it and its parent has room (as `BTreeMap` splits a full
+//!   node), and merging a new absent edge slot with the neighbouring leaf's
+//!   absent slot by moving the boundary between them; otherwise the touched
+//!   leaves are rebuilt and the change carried up: rewrite, split, spanning
+//!   store, rebalance, root growth and collapse.
 //!   With the `write-stats` feature, `Stats::write_paths` counts which path
 //!   each store took.
 //! * **Nodes come from the tree's own pool** of chunks with a LIFO free list,
