@@ -20,6 +20,16 @@ fn seq(n: u64, alloc: bool, append: bool) -> MapleTree<u64> {
     t
 }
 
+/// The model the tests below keep beside a tree: start -> (end, value).
+type Model = alloc::collections::BTreeMap<u64, (u64, u64)>;
+
+/// Checks that `t` is valid and holds exactly the entries of `model`.
+fn assert_matches(t: &MapleTree<u64>, model: &Model, what: &str) {
+    t.validate().unwrap();
+    let got = t.iter().map(|(r, &v)| (*r.start(), (*r.end(), v)));
+    assert!(got.eq(model.iter().map(|(&s, &e)| (s, e))), "{what}");
+}
+
 #[test]
 fn sequential_stores_take_the_append_path() {
     let t = seq(1000, false, true);
@@ -92,7 +102,6 @@ fn append_at_the_end_of_the_last_range_adds_one_slot() {
 
 #[test]
 fn appending_past_a_full_last_leaf_keeps_it_full() {
-    use alloc::collections::BTreeMap;
     // Ranges with an absent run before each (the leaf's absent last slot is
     // cut short), ranges that start where the last one ended (the slot is
     // dropped), and a last range that reaches `u64::MAX` (no absent slot
@@ -101,7 +110,7 @@ fn appending_past_a_full_last_leaf_keeps_it_full() {
     for (step, len) in [(16u64, 10u64), (10, 10), (7, 1)] {
         for alloc in [false, true] {
             let mut t = empty(alloc);
-            let mut model = BTreeMap::new();
+            let mut model = Model::new();
             for i in 0..n {
                 let first = step * i + 1;
                 let last = if i + 1 == n {
@@ -115,14 +124,10 @@ fn appending_past_a_full_last_leaf_keeps_it_full() {
                     t.validate().unwrap();
                 }
             }
-            t.validate().unwrap();
-            let got: alloc::vec::Vec<_> = t
-                .iter()
-                .map(|(r, &v)| (*r.start(), (*r.end(), v)))
-                .collect();
-            assert!(
-                got.into_iter().eq(model),
-                "step {step}, len {len}, alloc {alloc}"
+            assert_matches(
+                &t,
+                &model,
+                &alloc::format!("step {step}, len {len}, alloc {alloc}"),
             );
             let s = t.stats();
             let p = s.write_paths;
@@ -180,14 +185,12 @@ fn leaf_bounds(t: &MapleTree<u64>) -> alloc::vec::Vec<(u64, u64)> {
 /// stays valid and equal to a model throughout.
 #[test]
 fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
-    use alloc::collections::BTreeMap;
     let n = if cfg!(miri) { 300 } else { 3000 };
     for alloc in [false, true] {
         // Without the append path leaves split in half, so they have room.
         let mut t = seq(n, alloc, false);
-        let mut model: BTreeMap<u64, (u64, u64)> =
-            (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
-        let covered = |model: &BTreeMap<u64, (u64, u64)>, at: u64| {
+        let mut model: Model = (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
+        let covered = |model: &Model, at: u64| {
             model
                 .range(..=at)
                 .next_back()
@@ -220,12 +223,7 @@ fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
                 t.validate().unwrap();
             }
         }
-        t.validate().unwrap();
-        let got: alloc::vec::Vec<_> = t
-            .iter()
-            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
-            .collect();
-        assert!(got.into_iter().eq(model), "alloc {alloc}");
+        assert_matches(&t, &model, &alloc::format!("alloc {alloc}"));
     }
 }
 
@@ -237,15 +235,13 @@ fn edits_in_leaf_edge_slots_keep_absent_slots_apart() {
 /// leaf gives up its last slot). The tree stays valid and equal to a model.
 #[test]
 fn removals_at_leaf_boundaries_merge_absent_slots() {
-    use alloc::collections::BTreeMap;
     let n = if cfg!(miri) { 300 } else { 3000 };
     for alloc in [false, true] {
         let mut t = empty(alloc);
         for i in 0..n {
             t.insert(5 * i..=5 * i + 4, i);
         }
-        let mut model: BTreeMap<u64, (u64, u64)> =
-            (0..n).map(|i| (5 * i, (5 * i + 4, i))).collect();
+        let mut model: Model = (0..n).map(|i| (5 * i, (5 * i + 4, i))).collect();
         let leaves = leaf_bounds(&t);
         for (k, w) in leaves.windows(2).enumerate() {
             let ((_, left_max), (right_min, _)) = (w[0], w[1]);
@@ -261,12 +257,7 @@ fn removals_at_leaf_boundaries_merge_absent_slots() {
                 t.validate().unwrap();
             }
         }
-        t.validate().unwrap();
-        let got: alloc::vec::Vec<_> = t
-            .iter()
-            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
-            .collect();
-        assert!(got.into_iter().eq(model), "alloc {alloc}");
+        assert_matches(&t, &model, &alloc::format!("alloc {alloc}"));
     }
 }
 
@@ -277,7 +268,6 @@ fn removals_at_leaf_boundaries_merge_absent_slots() {
 /// every leaf but the last keeps its minimum.
 #[test]
 fn overflowing_splices_split_the_leaf_in_place() {
-    use alloc::collections::BTreeMap;
     let n = if cfg!(miri) { 300 } else { 4000 };
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -289,7 +279,7 @@ fn overflowing_splices_split_the_leaf_in_place() {
     for alloc in [false, true] {
         let mut t = empty(alloc);
         // The model: start -> (end, value), entries never overlapping.
-        let mut model: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut model = Model::new();
         for q in 0..n {
             let (first, last) = if q % 3 == 2 {
                 // Over whatever lies there: entries are cut or replaced.
@@ -319,12 +309,7 @@ fn overflowing_splices_split_the_leaf_in_place() {
                 t.validate().unwrap();
             }
         }
-        t.validate().unwrap();
-        let got: alloc::vec::Vec<_> = t
-            .iter()
-            .map(|(r, &v)| (*r.start(), (*r.end(), v)))
-            .collect();
-        assert!(got.into_iter().eq(model), "alloc {alloc}");
+        assert_matches(&t, &model, &alloc::format!("alloc {alloc}"));
         assert!(t.stats().write_paths.split > 0);
     }
 }
