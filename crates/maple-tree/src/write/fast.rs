@@ -229,21 +229,42 @@ impl Splice {
     pub(super) fn split_point(&self, count: usize, last_leaf: bool) -> Option<(usize, bool)> {
         let grow = self.new_count - count;
         let min = Kind::Leaf.min_slots();
-        let mut best: Option<(usize, bool, usize)> = None;
-        for m in 1..count {
-            let (right, (left_len, right_len)) = if self.to + 1 < m {
-                (false, (m + grow, count - m))
-            } else if self.from > m {
-                (true, (m, count - m + grow))
+        // The sizes of the two halves after a cut at `m`, and the cuts
+        // allowed, `lo..=hi`, for each side the splice may land in: both
+        // bounds come from the halves' sizes (at most a node, at least the
+        // minimum) and from keeping the splice off the cut.
+        let sizes = |m: usize, right: bool| {
+            if right {
+                (m, count - m + grow)
             } else {
-                continue;
-            };
-            if left_len.max(right_len) > LEAF_SLOTS
-                || left_len < min
-                || (right_len < min && !last_leaf)
-            {
+                (m + grow, count - m)
+            }
+        };
+        let right_min = if last_leaf { 1 } else { min };
+        let left_side = (
+            (self.to + 2).max(min.saturating_sub(grow)),
+            (count - 1)
+                .min(LEAF_SLOTS - grow)
+                .min(count - right_min.min(count)),
+        );
+        let right_side = (
+            min.max((count + grow).saturating_sub(LEAF_SLOTS)),
+            (self.from.saturating_sub(1)).min((count + grow).saturating_sub(right_min)),
+        );
+        let mut best: Option<(usize, bool, usize)> = None;
+        for (right, (lo, hi)) in [(false, left_side), (true, right_side)] {
+            if lo > hi || lo == 0 {
                 continue;
             }
+            // The halves are most even (or, at the right edge, the left one
+            // fullest) at one cut; the nearest allowed one is the best.
+            let want = match (last_leaf, right) {
+                (true, _) => hi,
+                (false, false) => (count - grow) / 2,
+                (false, true) => (count + grow) / 2,
+            };
+            let m = want.clamp(lo, hi);
+            let (left_len, right_len) = sizes(m, right);
             let worse = if last_leaf {
                 LEAF_SLOTS - left_len
             } else {
