@@ -283,8 +283,11 @@ impl<V> MapleTree<V> {
     /// rewrite the leaf `path` leads to in place: it stays inside the leaf,
     /// no absent range reaches the leaf's edge where it would have to merge
     /// with a neighbour's, and the leaf does not fall under its minimum. The
-    /// leaf may overflow ([`Splice::fits`] says): the caller splits it first
-    /// ([`Splice::split_point`]) or rebuilds. Changes nothing.
+    /// leaf may overflow, or a new absent slot may reach its edge
+    /// ([`Splice::plain`] says neither does): the caller then splits the
+    /// leaf first or moves its boundary after
+    /// ([`store_hard_splice`](Self::store_hard_splice)), or rebuilds.
+    /// Changes nothing.
     #[inline(always)]
     pub(super) fn plan_splice(
         &self,
@@ -619,10 +622,10 @@ impl<V> MapleTree<V> {
 
     /// Splits the leaf `path` leads to at slot `m` in place, as `BTreeMap`
     /// splits a full node: slots `m..` move to a new leaf, which the parent
-    /// (with room) takes right after the old one, and then carries out the
-    /// store, which `splice` (for the whole leaf, from
-    /// [`plan_splice`](Self::plan_splice)) overflowed, as a splice of the
-    /// half `right` names.
+    /// (with room) takes right after the old one. Then carries out the
+    /// store, whose splice overflowed the whole leaf, as a splice of the
+    /// half `right` names, worked out again for that half
+    /// ([`Splice::split_point`] chose `m` so that it fits).
     ///
     /// No value is made, moved out or dropped before the split is complete,
     /// and the tree is whole after it: the splice's `split` calls and drops
