@@ -204,6 +204,8 @@ pub(super) struct Splice {
     n: usize,
     new_count: usize,
     edge: Edge,
+    /// The rewritten leaf falls under its minimum (it is not exempt).
+    short: bool,
 }
 
 impl Splice {
@@ -211,7 +213,7 @@ impl Splice {
     /// splice can be done as it is.
     #[inline(always)]
     pub(super) const fn plain(&self) -> bool {
-        self.new_count <= LEAF_SLOTS && matches!(self.edge, Edge::Inside)
+        self.new_count <= LEAF_SLOTS && matches!(self.edge, Edge::Inside) && !self.short
     }
 
     /// Where to cut a leaf of `count` slots that this splice overflows, so
@@ -382,9 +384,7 @@ impl<V> MapleTree<V> {
             return None;
         }
         let exempt = self.height() == 1 || leaf.max == u64::MAX;
-        if new_count < Kind::Leaf.min_slots() && !exempt {
-            return None;
-        }
+        let short = new_count < Kind::Leaf.min_slots() && !exempt;
 
         Some(Splice {
             a,
@@ -397,6 +397,7 @@ impl<V> MapleTree<V> {
             n,
             new_count,
             edge,
+            short,
         })
     }
 
@@ -520,6 +521,14 @@ impl<V> MapleTree<V> {
             self.store_split_splice(path, at, (first, last), value, split, displaced);
             return Ok(());
         }
+        if splice.short {
+            let Some(sibling) = self.merge_for(path, splice) else {
+                return Err(value);
+            };
+            self.store_splice(path, splice, (first, last), value, split, displaced);
+            self.merge_leaves(path, sibling);
+            return Ok(());
+        }
         let Some(fix) = self.edge_fix(path, splice) else {
             return Err(value);
         };
@@ -602,6 +611,92 @@ impl<V> MapleTree<V> {
             self.update_gaps(path, 2, crate::gap::node_gap(parent));
         }
         // The leaf level's bounds (and slot) changed: walk it again.
+        path.low = 1;
+    }
+
+    /// For a splice that leaves its leaf under the minimum: the sibling
+    /// under the same parent (the one before, else the one after) that the
+    /// leaf can merge with into one node, as a B-tree merges an underfull
+    /// node into its neighbour. Only when the splice touches neither edge
+    /// (so the two leaves' slots meet as they are: the boundary between
+    /// them never has absent slots on both sides) and the parent keeps its
+    /// own minimum without the leaf. `None` otherwise: the store rebuilds.
+    fn merge_for(&self, path: &Path, splice: &Splice) -> Option<usize> {
+        if self.height() < 2 || splice.edge != Edge::Inside {
+            return None;
+        }
+        let up = path.lv[1];
+        let parent = up.node.peek();
+        let (count, j) = (parent.count(), up.idx);
+        let root = self.height() == 2;
+        let parent_ok = if root {
+            count > 2
+        } else {
+            count > parent.kind().min_slots() || up.max == u64::MAX
+        };
+        if !parent_ok {
+            return None;
+        }
+        let sibling = if j > 0 { j - 1 } else { j + 1 };
+        let fits = parent.child(sibling).count() + splice.new_count <= LEAF_SLOTS;
+        fits.then_some(sibling)
+    }
+
+    /// Merges the leaf `path` leads to, just spliced under its minimum, with
+    /// its sibling `sibling` (from [`merge_for`](Self::merge_for)): the
+    /// right one's slots move to the end of the left one, the parent drops
+    /// the right one (its later children move down one slot) and the right
+    /// leaf is given back. In an allocation tree the merged leaf's gap
+    /// record is worked out again and carried up.
+    fn merge_leaves(&mut self, path: &mut Path, sibling: usize) {
+        let up = path.lv[1];
+        let (parent, j) = (up.node, up.idx);
+        let (at, gone) = if sibling < j {
+            (sibling, j)
+        } else {
+            (j, sibling)
+        };
+        let (left, right) = (parent.child(at), parent.child(gone));
+        let (lc, rc) = (left.count(), right.count());
+        let pcount = parent.count();
+        // The left leaf's last slot ends at the boundary, now a stored pivot
+        // of the merged leaf; the right leaf's slots follow it as they are
+        // (each value stays owned by one present slot: the right leaf is
+        // given back without reading its slots again).
+        let boundary = parent.pivot(at);
+        left.set_pivot(lc - 1, boundary);
+        for i in 0..rc {
+            left.set_leaf_word(lc + i, right.leaf_word(i));
+        }
+        for i in 0..rc - 1 {
+            left.set_pivot(lc + i, right.pivot(i));
+        }
+        let bits = left.present_bits() | right.present_bits() << lc;
+        left.publish_leaf(lc + rc, bits);
+        // The parent: child `gone` leaves, the merged leaf ends where the
+        // right one did.
+        let gaps = self.is_alloc();
+        for k in gone..pcount - 1 {
+            parent.set_child(k, parent.child(k + 1));
+            if gaps {
+                parent.set_gap(k, parent.gap(k + 1));
+            }
+        }
+        for k in at..pcount - 2 {
+            parent.set_pivot(k, parent.pivot(k + 1));
+        }
+        parent.set_count(pcount - 1);
+        // SAFETY: the right leaf belongs to this tree; its slots were copied
+        // into the left one and nothing links it any more.
+        unsafe { self.retire_node(right) };
+        self.count_path(|p| &mut p.rebalance);
+        if gaps {
+            let min = parent.slot_start(at, up.min);
+            let max = parent.slot_end(at, up.max);
+            parent.set_gap(at, crate::gap::leaf_gap(left, min, max));
+            self.update_gaps(path, 2, crate::gap::node_gap(parent));
+        }
+        // The leaf level and the parent's slot changed: walk them again.
         path.low = 1;
     }
 

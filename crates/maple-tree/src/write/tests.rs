@@ -261,6 +261,37 @@ fn removals_at_leaf_boundaries_merge_absent_slots() {
     }
 }
 
+/// Removals in random order until the tree is empty: a leaf that a
+/// removal leaves under its minimum merges in place with a sibling under
+/// the same parent (the one before it, or for a first child the one after
+/// it) when the two fit one node, and is rebuilt otherwise. The tree stays
+/// valid and equal to a model throughout.
+#[test]
+fn removals_merge_underfull_leaves_with_a_sibling() {
+    let n = if cfg!(miri) { 300 } else { 4000 };
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    for alloc in [false, true] {
+        let mut t = seq(n, alloc, true);
+        let mut model: Model = (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
+        let mut order: alloc::vec::Vec<u64> = (0..n).collect();
+        for i in (1..order.len()).rev() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            order.swap(i, (rng % (i as u64 + 1)) as usize);
+        }
+        for (k, &i) in order.iter().enumerate() {
+            assert_eq!(t.remove(16 * i + 3), Some((16 * i..=16 * i + 9, i + 1)));
+            model.remove(&(16 * i));
+            if k % 64 == 0 {
+                assert_matches(&t, &model, &alloc::format!("alloc {alloc}, {k} removed"));
+            }
+        }
+        assert!(t.is_empty());
+        assert!(t.stats().write_paths.rebalance > 0);
+    }
+}
+
 /// Random stores, most of them into full leaves: a store whose splice
 /// overflows its leaf splits the leaf in place (the parent taking the new
 /// half) and splices into the half that holds it, including stores that cut
