@@ -29,6 +29,12 @@ tables=("$@")
 
 cargo build --release -p maple-cli
 maple=${CARGO_TARGET_DIR:-target}/release/maple
+# The commit the binary was built from: the label of every table, even if
+# HEAD moves while the tables run.
+built=$(git rev-parse --short HEAD)
+if ! git diff --quiet HEAD -- crates; then
+    built="$built+changes"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -55,6 +61,6 @@ for table in "${tables[@]}"; do
         exit 2
         ;;
     esac
-    python3 scripts/results_table.py replace "$table" "$out/$table.md" "$(git rev-parse --short HEAD)"
+    python3 scripts/results_table.py replace "$table" "$out/$table.md" "$built"
     echo "results.sh: README.md's '$table' table regenerated"
 done
