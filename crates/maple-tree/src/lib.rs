@@ -35,8 +35,9 @@
 //!   store that stays inside one leaf splices that leaf's slots in place
 //!   (not in RCU mode), first splitting the leaf in place when the store
 //!   overflows it and its parent has room (as `BTreeMap` splits a full
-//!   node), and merging a new absent edge slot with the neighbouring leaf's
-//!   absent slot by moving the boundary between them; otherwise the touched
+//!   node), merging a new absent edge slot with the neighbouring leaf's
+//!   absent slot by moving the boundary between them, and merging a leaf
+//!   left under its minimum into a sibling that has room; otherwise the touched
 //!   leaves are rebuilt and the change carried up: rewrite, split, spanning
 //!   store, rebalance, root growth and collapse.
 //!   With the `write-stats` feature, `Stats::write_paths` counts which path

@@ -13,7 +13,10 @@
 //!    place. When they overflow the leaf and its parent has room, the leaf
 //!    is first split in place, as `BTreeMap` splits a full node (its later
 //!    slots move to a new leaf, which the parent takes beside it), and the
-//!    splice is done in the half that holds the store;
+//!    splice is done in the half that holds the store. A new absent slot at
+//!    the leaf's edge next to the neighbour's absent slot is merged with it
+//!    by moving the boundary, and a leaf left under its minimum is merged
+//!    into a sibling with room, both under the same parent;
 //! 4. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
