@@ -29,9 +29,10 @@ pub(super) enum Plan {
     /// the rest.
     AppendSplit,
     /// The slots of one leaf are rewritten in place (the kernel's node
-    /// store). When they overflow the leaf, or leave a new absent slot at
-    /// its edge ([`Splice::plain`] says neither), the store splits the leaf
-    /// in place first, or moves the boundary with its neighbour after
+    /// store). When they overflow the leaf, leave a new absent slot at its
+    /// edge, or leave it under its minimum ([`Splice::plain`] says none of
+    /// these), the store splits the leaf in place first, or moves the
+    /// boundary with its neighbour after, or merges it into a sibling after
     /// (`fast.rs`, `store_hard_splice`), or else rebuilds after all.
     Splice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
@@ -89,8 +90,9 @@ impl Plan {
             Plan::Nothing | Plan::ExactFit | Plan::Append => 0,
             Plan::Splice(splice) if splice.plain() => 0,
             Plan::IntoEmpty => 1,
-            // A split takes one leaf; a rebuild (when neither a split nor a
-            // boundary move can be done in place), its own bound.
+            // A split takes one leaf (a boundary move or a merge, none); a
+            // rebuild, when none of them can be done in place, its own
+            // bound.
             Plan::Splice(_) => worst_case_nodes(height),
             // A new leaf, and a new root when the leaf was the root.
             Plan::AppendSplit => 2,
