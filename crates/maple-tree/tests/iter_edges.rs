@@ -77,6 +77,24 @@ fn forward_and_reverse_match_the_model() {
     }
 }
 
+/// Iterates `t` both ways and from both ends at once (`k` entries from the
+/// front, the rest from the back): every way hands out `model`, in order.
+fn assert_both_ways(t: &MapleTree<u64>, model: &[Entry], ks: &[usize]) {
+    assert_eq!(owned(t.iter()), model);
+    let mut rev = model.to_vec();
+    rev.reverse();
+    assert_eq!(owned(t.iter().rev()), rev);
+    for &k in ks {
+        let mut it = t.iter();
+        let mut got = owned(it.by_ref().take(k));
+        assert_eq!(it.len(), model.len() - k);
+        let mut tail = owned(it.by_ref().rev());
+        tail.reverse();
+        got.extend(tail);
+        assert_eq!(got, model, "k = {k}");
+    }
+}
+
 /// Takes `k` from the front, then alternates, for every `k`: each entry is
 /// handed out once, and the two ends stop where they meet.
 #[test]
@@ -150,19 +168,8 @@ fn tall_trees_iterate_both_ways_across_every_level() {
                 "the tree must reach above the grandparents"
             );
         }
-        assert_eq!(owned(t.iter()), model);
-        let mut rev = model.clone();
-        rev.reverse();
-        assert_eq!(owned(t.iter().rev()), rev);
-        for k in [0, 1, 7, 8, 9, n / 8, n / 2 - 1, n / 2, n - 1, n] {
-            let mut it = t.iter();
-            let mut got = owned(it.by_ref().take(k));
-            assert_eq!(it.len(), model.len() - k);
-            let mut tail = owned(it.by_ref().rev());
-            tail.reverse();
-            got.extend(tail);
-            assert_eq!(got, model, "k = {k}");
-        }
+        let ks = [0, 1, 7, 8, 9, n / 8, n / 2 - 1, n / 2, n - 1, n];
+        assert_both_ways(&t, &model, &ks);
         // Ranges whose ends lie deep inside the tree, and empty ones.
         for (lo, hi) in [
             (1_000, 250_000),
@@ -197,18 +204,7 @@ fn four_levels_at_a_size_miri_runs() {
         t.stats().height >= 4,
         "the tree must reach above the grandparents"
     );
-    assert_eq!(owned(t.iter()), model);
-    let mut rev = model.clone();
-    rev.reverse();
-    assert_eq!(owned(t.iter().rev()), rev);
-    for k in [1, 333, 500, 999] {
-        let mut it = t.iter();
-        let mut got = owned(it.by_ref().take(k));
-        let mut tail = owned(it.by_ref().rev());
-        tail.reverse();
-        got.extend(tail);
-        assert_eq!(got, model, "k = {k}");
-    }
+    assert_both_ways(&t, &model, &[1, 333, 500, 999]);
     let (lo, hi) = (16 * 100 + 3, 16 * 900 + 3);
     let want = &model[100..=900];
     assert_eq!(owned(t.range(lo..=hi)), want);
@@ -227,7 +223,8 @@ fn four_levels_at_a_size_miri_runs() {
     while let Some((r, v)) = c.prev_entry() {
         got.push((r, *v));
     }
-    assert_eq!(got, rev);
+    got.reverse();
+    assert_eq!(got, model);
 }
 
 /// Ranges starting and ending inside entries, inside gaps, on boundaries,
