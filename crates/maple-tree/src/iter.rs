@@ -424,7 +424,7 @@ fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent, Pa
     let mut node = root.snap();
     let (mut min, mut max) = (0, u64::MAX);
     for _ in 1..height {
-        let idx = node.slot_of(index);
+        let (idx, cmin, cmax) = node.step(index, min, max);
         grand = up;
         up = Parent {
             node: node.node(),
@@ -433,7 +433,6 @@ fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent, Pa
             min,
             max,
         };
-        let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
         node = node.child(idx).snap();
         min = cmin;
         max = cmax;

@@ -192,7 +192,7 @@ impl Path {
         } = self.lv[h];
         let mut node = node.snap();
         loop {
-            let idx = node.slot_of_tail_first(index);
+            let (idx, cmin, cmax) = node.step(index, min, max);
             self.lv.set(
                 h,
                 Level {
@@ -205,7 +205,6 @@ impl Path {
             if h == 0 {
                 break;
             }
-            let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
             node = node.child(idx).snap();
             min = cmin;
             max = cmax;
@@ -417,8 +416,7 @@ pub(crate) fn find_slot(
     let mut node = root?.snap();
     let (mut min, mut max) = (0, u64::MAX);
     for _ in 1..height {
-        let idx = node.slot_of(index);
-        let (cmin, cmax) = (node.slot_start(idx, min), node.slot_end(idx, max));
+        let (idx, cmin, cmax) = node.step(index, min, max);
         node = node.child(idx).snap();
         min = cmin;
         max = cmax;
