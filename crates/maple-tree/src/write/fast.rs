@@ -164,23 +164,10 @@ enum Piece {
     Right,
 }
 
-/// How a splice at a leaf's edge changes the boundary with its neighbour.
-#[derive(Clone, Copy)]
-enum EdgeFix {
-    /// The neighbour's slot beside the edge holds a value.
-    Nothing,
-    /// The leaf before gives up its absent last slot to this one's new
-    /// absent first slot.
-    PrevGivesLast,
-    /// This leaf gives up its new absent last slot to the next leaf's
-    /// absent first slot.
-    OwnGivesLast,
-}
-
 /// Which edge of its leaf a splice leaves a new absent slot at, where the
 /// neighbouring leaf's slot beside it may be absent too.
 #[derive(Clone, Copy, PartialEq)]
-enum Edge {
+pub(super) enum Edge {
     /// Neither: the splice touches no neighbour.
     Inside,
     /// Slot 0, which held a value, becomes absent.
@@ -214,6 +201,22 @@ impl Splice {
     #[inline(always)]
     pub(super) const fn plain(&self) -> bool {
         self.new_count <= LEAF_SLOTS && matches!(self.edge, Edge::Inside) && !self.short
+    }
+
+    /// The edge of the leaf the splice leaves a new absent slot at.
+    pub(super) const fn edge(&self) -> Edge {
+        self.edge
+    }
+
+    /// The leaf's slot count after the splice.
+    pub(super) const fn new_count(&self) -> usize {
+        self.new_count
+    }
+
+    /// Whether the splice leaves its leaf under the minimum (it is not
+    /// exempt).
+    pub(super) const fn short(&self) -> bool {
+        self.short
     }
 
     /// Where to cut a leaf of `count` slots that this splice overflows, so
@@ -495,10 +498,9 @@ impl<V> MapleTree<V> {
     }
 
     /// Carries out a splice that is not [`plain`](Splice::plain): one that
-    /// overflows its leaf (split first, under a parent with room) or leaves
-    /// a new absent slot at the leaf's edge (the boundary with the
-    /// neighbour moved after, when that neighbour shares the parent and an
-    /// absent slot of it meets the new one). `Err(value)`, having changed
+    /// overflows its leaf (split first, under a parent with room), or
+    /// leaves it under its minimum or a new absent slot at its edge (settled
+    /// with a sibling after, `siblings.rs`). `Err(value)`, having changed
     /// nothing, when neither can be done in place: the caller rebuilds.
     #[inline(never)]
     pub(super) fn store_hard_splice<S, D>(
@@ -521,183 +523,12 @@ impl<V> MapleTree<V> {
             self.store_split_splice(path, at, (first, last), value, split, displaced);
             return Ok(());
         }
-        if splice.short {
-            let Some(sibling) = self.merge_for(path, splice) else {
-                return Err(value);
-            };
-            self.store_splice(path, splice, (first, last), value, split, displaced);
-            self.merge_leaves(path, sibling);
-            return Ok(());
-        }
-        let Some(fix) = self.edge_fix(path, splice) else {
+        let Some(settle) = self.settle_for(path, splice) else {
             return Err(value);
         };
         self.store_splice(path, splice, (first, last), value, split, displaced);
-        self.count_path(|p| &mut p.node_rewrite);
-        self.apply_edge_fix(path, fix);
+        self.settle(path, settle);
         Ok(())
-    }
-
-    /// What a splice that leaves a new absent slot at its leaf's `edge`
-    /// must do to the boundary with the neighbouring leaf, a sibling under
-    /// the same parent: nothing if the neighbour's slot beside it holds a
-    /// value; else the boundary moves so that the two absent slots become
-    /// one, the left leaf of the two giving up its (absent) last slot, so
-    /// that nothing moves but a count and the parent's pivot. `None` when
-    /// the neighbour has another parent, or the left leaf would fall under
-    /// its minimum.
-    fn edge_fix(&self, path: &Path, splice: &Splice) -> Option<EdgeFix> {
-        if self.height() < 2 {
-            return None;
-        }
-        let up = path.lv[1];
-        let (parent, j) = (up.node.peek(), up.idx);
-        let min = Kind::Leaf.min_slots();
-        match splice.edge {
-            Edge::Inside => Some(EdgeFix::Nothing),
-            Edge::Left => {
-                if j == 0 {
-                    return None;
-                }
-                let prev = parent.child(j - 1);
-                let count = prev.count();
-                if prev.is_present(count - 1) {
-                    Some(EdgeFix::Nothing)
-                } else {
-                    (count > min).then_some(EdgeFix::PrevGivesLast)
-                }
-            }
-            Edge::Right => {
-                if j + 1 >= parent.count() {
-                    return None;
-                }
-                if parent.child(j + 1).is_present(0) {
-                    Some(EdgeFix::Nothing)
-                } else {
-                    (splice.new_count > min).then_some(EdgeFix::OwnGivesLast)
-                }
-            }
-        }
-    }
-
-    /// Moves the boundary as `fix` says, after the splice: the left leaf of
-    /// the two drops its absent last slot, and the parent's pivot between
-    /// them drops to that leaf's new end, so the right leaf's absent first
-    /// slot now starts where the dropped slot did. The levels above keep
-    /// their bounds; in an allocation tree the two leaves' gap records are
-    /// worked out again and carried up.
-    fn apply_edge_fix(&mut self, path: &mut Path, fix: EdgeFix) {
-        let up = path.lv[1];
-        let (parent, j) = (up.node, up.idx);
-        // The boundary: between child `b` and child `b + 1` of the parent.
-        let b = match fix {
-            EdgeFix::Nothing => return,
-            EdgeFix::PrevGivesLast => j - 1,
-            EdgeFix::OwnGivesLast => j,
-        };
-        let left = parent.child(b);
-        let count = left.count();
-        debug_assert!(count >= 2 && !left.is_present(count - 1));
-        let end = left.pivot(count - 2);
-        // The dropped slot's bit is clear: the bits need no change.
-        left.set_count(count - 1);
-        parent.set_pivot(b, end);
-        if self.is_alloc() {
-            let left_min = parent.slot_start(b, up.min);
-            let right_max = parent.slot_end(b + 1, up.max);
-            parent.set_gap(b, crate::gap::leaf_gap(left, left_min, end));
-            let right = parent.child(b + 1);
-            parent.set_gap(b + 1, crate::gap::leaf_gap(right, end + 1, right_max));
-            self.update_gaps(path, 2, crate::gap::node_gap(parent));
-        }
-        // The leaf level's bounds (and slot) changed: walk it again.
-        path.low = 1;
-    }
-
-    /// For a splice that leaves its leaf under the minimum: the sibling
-    /// under the same parent (the one before, else the one after) that the
-    /// leaf can merge with into one node, as a B-tree merges an underfull
-    /// node into its neighbour. Only when the splice touches neither edge
-    /// (so the two leaves' slots meet as they are: the boundary between
-    /// them never has absent slots on both sides) and the parent keeps its
-    /// own minimum without the leaf. `None` otherwise: the store rebuilds.
-    fn merge_for(&self, path: &Path, splice: &Splice) -> Option<usize> {
-        if self.height() < 2 || splice.edge != Edge::Inside {
-            return None;
-        }
-        let up = path.lv[1];
-        let parent = up.node.peek();
-        let (count, j) = (parent.count(), up.idx);
-        let root = self.height() == 2;
-        let parent_ok = if root {
-            count > 2
-        } else {
-            count > parent.kind().min_slots() || up.max == u64::MAX
-        };
-        if !parent_ok {
-            return None;
-        }
-        let sibling = if j > 0 { j - 1 } else { j + 1 };
-        let fits = parent.child(sibling).count() + splice.new_count <= LEAF_SLOTS;
-        fits.then_some(sibling)
-    }
-
-    /// Merges the leaf `path` leads to, just spliced under its minimum, with
-    /// its sibling `sibling` (from [`merge_for`](Self::merge_for)): the
-    /// right one's slots move to the end of the left one, the parent drops
-    /// the right one (its later children move down one slot) and the right
-    /// leaf is given back. In an allocation tree the merged leaf's gap
-    /// record is worked out again and carried up.
-    fn merge_leaves(&mut self, path: &mut Path, sibling: usize) {
-        let up = path.lv[1];
-        let (parent, j) = (up.node, up.idx);
-        let (at, gone) = if sibling < j {
-            (sibling, j)
-        } else {
-            (j, sibling)
-        };
-        let (left, right) = (parent.child(at), parent.child(gone));
-        let (lc, rc) = (left.count(), right.count());
-        let pcount = parent.count();
-        // The left leaf's last slot ends at the boundary, now a stored pivot
-        // of the merged leaf; the right leaf's slots follow it as they are
-        // (each value stays owned by one present slot: the right leaf is
-        // given back without reading its slots again).
-        let boundary = parent.pivot(at);
-        left.set_pivot(lc - 1, boundary);
-        for i in 0..rc {
-            left.set_leaf_word(lc + i, right.leaf_word(i));
-        }
-        for i in 0..rc - 1 {
-            left.set_pivot(lc + i, right.pivot(i));
-        }
-        let bits = left.present_bits() | right.present_bits() << lc;
-        left.publish_leaf(lc + rc, bits);
-        // The parent: child `gone` leaves, the merged leaf ends where the
-        // right one did.
-        let gaps = self.is_alloc();
-        for k in gone..pcount - 1 {
-            parent.set_child(k, parent.child(k + 1));
-            if gaps {
-                parent.set_gap(k, parent.gap(k + 1));
-            }
-        }
-        for k in at..pcount - 2 {
-            parent.set_pivot(k, parent.pivot(k + 1));
-        }
-        parent.set_count(pcount - 1);
-        // SAFETY: the right leaf belongs to this tree; its slots were copied
-        // into the left one and nothing links it any more.
-        unsafe { self.retire_node(right) };
-        self.count_path(|p| &mut p.rebalance);
-        if gaps {
-            let min = parent.slot_start(at, up.min);
-            let max = parent.slot_end(at, up.max);
-            parent.set_gap(at, crate::gap::leaf_gap(left, min, max));
-            self.update_gaps(path, 2, crate::gap::node_gap(parent));
-        }
-        // The leaf level and the parent's slot changed: walk them again.
-        path.low = 1;
     }
 
     /// Where to split the leaf `path` leads to, which `splice` overflows, so

@@ -13,10 +13,12 @@
 //!    place. When they overflow the leaf and its parent has room, the leaf
 //!    is first split in place, as `BTreeMap` splits a full node (its later
 //!    slots move to a new leaf, which the parent takes beside it), and the
-//!    splice is done in the half that holds the store. A new absent slot at
-//!    the leaf's edge next to the neighbour's absent slot is merged with it
-//!    by moving the boundary, and a leaf left under its minimum is merged
-//!    into a sibling with room, both under the same parent;
+//!    splice is done in the half that holds the store. A leaf left under
+//!    its minimum, or with a new absent slot at its edge beside the
+//!    neighbour's absent slot, is settled with that neighbour
+//!    (`siblings.rs`): the absent slots become one by moving the boundary,
+//!    and a sibling under the same parent merges with the leaf or shares
+//!    its slots with it;
 //! 4. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
@@ -49,6 +51,7 @@ mod in_place;
 mod pack;
 mod plan;
 mod retired;
+mod siblings;
 #[cfg(all(test, feature = "write-stats", feature = "bench-internals"))]
 mod tests;
 

@@ -31,9 +31,10 @@ pub(super) enum Plan {
     /// The slots of one leaf are rewritten in place (the kernel's node
     /// store). When they overflow the leaf, leave a new absent slot at its
     /// edge, or leave it under its minimum ([`Splice::plain`] says none of
-    /// these), the store splits the leaf in place first, or moves the
-    /// boundary with its neighbour after, or merges it into a sibling after
-    /// (`fast.rs`, `store_hard_splice`), or else rebuilds after all.
+    /// these), the store splits the leaf in place first, or settles it
+    /// with its neighbour after (moving their boundary, or merging with a
+    /// sibling: `fast.rs`, `store_hard_splice`), or else rebuilds after
+    /// all.
     Splice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
     /// up: node rewrite, split, spanning store, rebalance, root growth or

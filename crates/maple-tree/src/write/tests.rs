@@ -264,8 +264,9 @@ fn removals_at_leaf_boundaries_merge_absent_slots() {
 /// Removals in random order until the tree is empty: a leaf that a
 /// removal leaves under its minimum merges in place with a sibling under
 /// the same parent (the one before it, or for a first child the one after
-/// it) when the two fit one node, and is rebuilt otherwise. The tree stays
-/// valid and equal to a model throughout.
+/// it) when the two fit one node, or takes slots from it when they do not;
+/// absent slots that meet across leaves of different parents become one.
+/// The tree stays valid and equal to a model throughout.
 #[test]
 fn removals_merge_underfull_leaves_with_a_sibling() {
     let n = if cfg!(miri) { 300 } else { 4000 };

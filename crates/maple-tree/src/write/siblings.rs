@@ -1,0 +1,338 @@
+//! Settling a spliced leaf with its neighbour, in place: what a splice
+//! needs when it leaves its leaf under the minimum fill, or leaves a new
+//! absent slot at the leaf's edge beside the neighbour's absent slot
+//! (absent ranges never meet, across leaves too).
+//!
+//! First the left leaf of the two gives up an absent last slot that meets
+//! the right one's absent first slot: the right one's now starts where it
+//! did, and only the pivot that records their boundary moves. Then, for a
+//! sibling under the same parent (the kernel's `mas_rebalance` into a
+//! neighbour, done in place):
+//!
+//! * both keep their minimum: nothing more;
+//! * together they fit one node, and the parent can spare a child: they
+//!   merge;
+//! * else, when each half can keep its minimum, slots move across the
+//!   boundary until the two hold as many as each other.
+//!
+//! A neighbour under another parent (a cousin) settles only when both keep
+//! their minimum: the boundary is then a pivot of the lowest node above
+//! both.
+//!
+//! Values move as raw slot words: each stays owned by one present slot, and
+//! no user code runs. A store whose pair fits none of these rebuilds
+//! instead (`edit.rs`).
+
+use super::fast::{Edge, Splice};
+use crate::gap::{leaf_gap, node_gap};
+use crate::node::{Kind, NodePtr, LEAF_SLOTS};
+use crate::tree::MapleTree;
+use crate::walk::Path;
+
+/// What becomes of a spliced leaf and its neighbour, worked out before
+/// anything changes.
+#[derive(Clone, Copy)]
+pub(super) struct Settle {
+    with: With,
+    /// The left leaf of the two drops its absent last slot, which meets the
+    /// right one's absent first slot.
+    drop: bool,
+    then: Then,
+}
+
+/// The neighbouring leaf a spliced leaf settles with.
+#[derive(Clone, Copy)]
+enum With {
+    /// A sibling: the boundary is between the parent's children `b` and
+    /// `b + 1`.
+    Sibling(usize),
+    /// The next leaf (`true`) or the previous one, under another parent:
+    /// the boundary is a pivot of the lowest node above both. Only an
+    /// absent slot crosses it.
+    Cousin(bool),
+}
+
+/// What the pair does once the absent slots between them are one.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Then {
+    /// Both leaves keep their minimum.
+    Keep,
+    /// The right leaf's slots join the left one's.
+    Merge,
+    /// Slots cross the boundary until the left leaf holds this many.
+    Even(usize),
+}
+
+impl<V> MapleTree<V> {
+    /// How the leaf `path` leads to, after `splice` (which fits the leaf
+    /// but is not [`plain`](Splice::plain)), settles with its sibling: the
+    /// one on the side of the edge the splice leaves absent, or else the
+    /// one before it (the one after, for a first child). `None` when that
+    /// sibling has another parent or the pair cannot be settled in place.
+    pub(super) fn settle_for(&self, path: &Path, splice: &Splice) -> Option<Settle> {
+        if self.height() < 2 {
+            return None;
+        }
+        let up = path.lv[1];
+        let parent = up.node.peek();
+        let (pcount, j) = (parent.count(), up.idx);
+        let (sibling, toward) = match splice.edge() {
+            Edge::Left if j == 0 => return self.settle_with_cousin(path, splice, false),
+            Edge::Right if j + 1 == pcount => return self.settle_with_cousin(path, splice, true),
+            Edge::Left => (j - 1, true),
+            Edge::Right => (j + 1, true),
+            Edge::Inside if j > 0 => (j - 1, false),
+            Edge::Inside => ((j + 1 < pcount).then_some(j + 1)?, false),
+        };
+        let b = j.min(sibling);
+        let own_left = b == j;
+        let other = parent.child(sibling);
+        let (mut lc, rc) = if own_left {
+            (splice.new_count(), other.count())
+        } else {
+            (other.count(), splice.new_count())
+        };
+        // The neighbour's slot at the boundary is absent, and so (the splice
+        // leaves it so) is the spliced leaf's own.
+        let drop = toward && {
+            let at = if own_left { 0 } else { other.count() - 1 };
+            !other.is_present(at)
+        };
+        if drop {
+            if lc < 2 {
+                return None;
+            }
+            lc -= 1;
+        }
+        let min = Kind::Leaf.min_slots();
+        // The last leaf of the level may be short; the left one never is
+        // the last.
+        let right_exempt = b + 1 == pcount - 1 && up.max == u64::MAX;
+        let then = if lc >= min && (rc >= min || right_exempt) {
+            Then::Keep
+        } else if lc + rc <= LEAF_SLOTS && self.parent_spares_child(path) {
+            Then::Merge
+        } else if lc + rc >= 2 * min {
+            Then::Even((lc + rc) / 2)
+        } else {
+            return None;
+        };
+        Some(Settle {
+            with: With::Sibling(b),
+            drop,
+            then,
+        })
+    }
+
+    /// [`settle_for`](Self::settle_for) when the splice leaves an absent
+    /// slot at the edge of its leaf that its parent has no sibling beside:
+    /// the neighbour on that side, the next leaf (`after`) or the previous
+    /// one, has another parent. Only a spliced leaf that keeps its minimum
+    /// settles so, and only with a neighbour that keeps its own after
+    /// giving up (or taking) the absent slot: their parents keep their
+    /// children.
+    fn settle_with_cousin(&self, path: &Path, splice: &Splice, after: bool) -> Option<Settle> {
+        if splice.short() {
+            return None;
+        }
+        let mut np = path.clone();
+        if !(if after { np.next_leaf() } else { np.prev_leaf() }) {
+            return None;
+        }
+        let other = np.leaf().node;
+        let count = other.count();
+        let min = Kind::Leaf.min_slots();
+        let (drop, left_count) = if after {
+            (!other.is_present(0), splice.new_count())
+        } else {
+            (!other.is_present(count - 1), count)
+        };
+        if drop && left_count <= min {
+            return None;
+        }
+        Some(Settle {
+            with: With::Cousin(after),
+            drop,
+            then: Then::Keep,
+        })
+    }
+
+    /// Whether the parent of the leaf `path` leads to may lose a child: a
+    /// root keeps two, another node its minimum unless it is the last of
+    /// its level.
+    fn parent_spares_child(&self, path: &Path) -> bool {
+        let up = path.lv[1];
+        let parent = up.node.peek();
+        let count = parent.count();
+        if self.height() == 2 {
+            count > 2
+        } else {
+            count > parent.kind().min_slots() || up.max == u64::MAX
+        }
+    }
+
+    /// Carries out `settle` (from [`settle_for`](Self::settle_for)) after
+    /// the splice it was worked out for. In an allocation tree the leaves'
+    /// gap records are worked out again and carried up. The leaf level and
+    /// the parent's slot may no longer match the path: it is left to be
+    /// walked again from the parent.
+    pub(super) fn settle(&mut self, path: &mut Path, settle: Settle) {
+        match settle.with {
+            With::Sibling(b) => self.settle_with_sibling(path, b, settle.drop, settle.then),
+            With::Cousin(after) => {
+                if settle.drop {
+                    self.hand_over_absent_slot(path, after);
+                }
+                self.count_path(|p| &mut p.node_rewrite);
+            }
+        }
+    }
+
+    /// [`settle`](Self::settle) with the sibling on the other side of the
+    /// parent's boundary `b`.
+    fn settle_with_sibling(&mut self, path: &mut Path, b: usize, drop: bool, then: Then) {
+        let up = path.lv[1];
+        let parent = up.node;
+        let (left, right) = (parent.child(b), parent.child(b + 1));
+        if drop {
+            let count = left.count();
+            debug_assert!(count >= 2 && !left.is_present(count - 1) && !right.is_present(0));
+            // The right leaf's absent first slot now starts where the
+            // dropped one did; the dropped slot's bit is clear already.
+            left.set_count(count - 1);
+            parent.set_pivot(b, left.pivot(count - 2));
+        }
+        match then {
+            Then::Keep => self.count_path(|p| &mut p.node_rewrite),
+            Then::Merge => {
+                self.merge_leaves(parent, b, left, right);
+                self.count_path(|p| &mut p.rebalance);
+            }
+            Then::Even(m) => {
+                move_boundary(parent, b, left, right, m);
+                self.count_path(|p| &mut p.rebalance);
+            }
+        }
+        if self.is_alloc() {
+            let children = if then == Then::Merge { b..=b } else { b..=b + 1 };
+            for k in children {
+                let (min, max) = (parent.slot_start(k, up.min), parent.slot_end(k, up.max));
+                parent.set_gap(k, leaf_gap(parent.child(k), min, max));
+            }
+            self.update_gaps(path, 2, node_gap(parent));
+        }
+        path.low = 1;
+    }
+
+    /// Drops the absent last slot of the left one of the leaf `path` leads
+    /// to and its neighbour (the next leaf when `after`, else the previous
+    /// one), under another parent: the right one's absent first slot starts
+    /// where it did. The boundary between them is a pivot of the lowest
+    /// node above both, the only one that records it.
+    fn hand_over_absent_slot(&mut self, path: &mut Path, after: bool) {
+        let mut np = path.clone();
+        let stepped = if after { np.next_leaf() } else { np.prev_leaf() };
+        debug_assert!(stepped);
+        // The lowest common node: the lowest level at which both paths
+        // still meet, where they take neighbouring slots.
+        let h = (1..self.height())
+            .rev()
+            .find(|&l| np.lv[l].idx != path.lv[l].idx)
+            .expect("maple tree: neighbouring leaves share no node");
+        let (lp, rp) = if after { (&*path, &np) } else { (&np, &*path) };
+        let top = lp.lv[h];
+        let (left, right) = (lp.leaf().node, rp.leaf().node);
+        let count = left.count();
+        debug_assert!(count >= 2 && !left.is_present(count - 1) && !right.is_present(0));
+        let end = left.pivot(count - 2);
+        left.set_count(count - 1);
+        top.node.set_pivot(top.idx, end);
+        if self.is_alloc() {
+            let left_gap = leaf_gap(left, lp.leaf().min, end);
+            let right_gap = leaf_gap(right, end + 1, rp.leaf().max);
+            self.update_gaps(lp, 1, left_gap);
+            self.update_gaps(rp, 1, right_gap);
+        }
+        // The levels below the common node have stale bounds.
+        path.low = h;
+    }
+
+    /// Moves every slot of `right` (child `b + 1` of `parent`) to the end
+    /// of `left` (child `b`), drops `right` from the parent and gives it
+    /// back.
+    fn merge_leaves(&mut self, parent: NodePtr, b: usize, left: NodePtr, right: NodePtr) {
+        let rc = right.count();
+        move_boundary(parent, b, left, right, left.count() + rc);
+        // The parent: child `b + 1` leaves, the merged leaf ends where the
+        // right one did (its pivot, unless it was the last child).
+        let pcount = parent.count();
+        let gaps = self.is_alloc();
+        for k in b + 1..pcount - 1 {
+            parent.set_child(k, parent.child(k + 1));
+            if gaps {
+                parent.set_gap(k, parent.gap(k + 1));
+            }
+        }
+        for k in b..pcount - 2 {
+            parent.set_pivot(k, parent.pivot(k + 1));
+        }
+        parent.set_count(pcount - 1);
+        // SAFETY: the right leaf belongs to this tree; its slots moved into
+        // the left one (its count is now 0, so it owns no value) and
+        // nothing links it any more.
+        unsafe { self.retire_node(right) };
+    }
+}
+
+/// Moves slots across the boundary between `left` and `right`, children
+/// `b` and `b + 1` of `parent`, so that `left` holds `m` of their slots
+/// (all of them, leaving `right` empty, for a merge), and sets the parent's
+/// pivot between them to the new boundary (unless `right` is left empty).
+/// The slots meet as they are: the caller has made sure that no two absent
+/// ones do.
+fn move_boundary(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: usize) {
+    let (lc, rc) = (left.count(), right.count());
+    let boundary = parent.pivot(b);
+    let (lbits, rbits) = (u32::from(left.present_bits()), u32::from(right.present_bits()));
+    debug_assert!(m <= LEAF_SLOTS && m <= lc + rc && lc + rc - m <= LEAF_SLOTS);
+    if m > lc {
+        // Right to left: the right leaf's first `k` slots follow the left
+        // one's last, which now ends at the old boundary.
+        let k = m - lc;
+        left.set_pivot(lc - 1, boundary);
+        for i in 0..k {
+            left.set_leaf_word(lc + i, right.leaf_word(i));
+        }
+        for i in 0..k - 1 {
+            left.set_pivot(lc + i, right.pivot(i));
+        }
+        let bits = lbits | (rbits & ((1 << k) - 1)) << lc;
+        left.publish_leaf(m, bits as u16);
+        if k < rc {
+            parent.set_pivot(b, right.pivot(k - 1));
+            // SAFETY: slots `k..rc` are the right leaf's last and move to
+            // its front; the slots they leave behind lie past its new
+            // count, and its bits are set below.
+            unsafe { right.move_leaf_tail(k, 0, rc - k) };
+        }
+        right.publish_leaf(rc - k, (rbits >> k) as u16);
+    } else if m < lc {
+        // Left to right: the left leaf's last `k` slots go before the right
+        // one's first, the last of them ending at the old boundary.
+        let k = lc - m;
+        // SAFETY: all of the right leaf's slots move up by `k`; they end at
+        // `rc + k = lc + rc - m <= LEAF_SLOTS`, and the slots they leave
+        // behind are overwritten below.
+        unsafe { right.move_leaf_tail(0, k, rc) };
+        for i in 0..k {
+            right.set_leaf_word(i, left.leaf_word(m + i));
+        }
+        for i in 0..k - 1 {
+            right.set_pivot(i, left.pivot(m + i));
+        }
+        right.set_pivot(k - 1, boundary);
+        parent.set_pivot(b, left.pivot(m - 1));
+        right.publish_leaf(rc + k, (rbits << k | lbits >> m) as u16);
+        left.publish_leaf(m, (lbits & ((1 << m) - 1)) as u16);
+    }
+}
