@@ -429,8 +429,8 @@ impl<V> MapleTree<V> {
 
     /// Walks `path` to `index` and returns the range of the entry there.
     pub(crate) fn entry_at(&self, path: &mut Path, index: u64) -> Option<RangeInclusive<u64>> {
-        path.descend(self.root, self.height(), index);
-        path.entry_until(index)
+        let (start, end) = path.descend(self.root, self.height(), index)?;
+        path.is_present().then_some(start..=end)
     }
 
     /// Removes the entry that exactly covers `range`.

@@ -156,13 +156,19 @@ impl Path {
         self.lv.leaf_mut()
     }
 
-    /// Walks from the root to the slot holding `index`.
+    /// Walks from the root to the slot holding `index`, and returns that
+    /// slot's bounds (`None` for an empty tree).
     #[inline]
-    pub(crate) fn descend(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+    pub(crate) fn descend(
+        &mut self,
+        root: Option<NodePtr>,
+        height: usize,
+        index: u64,
+    ) -> Option<(u64, u64)> {
         let Some(root) = root else {
             self.height = 0;
             self.low = 0;
-            return;
+            return None;
         };
         assert!(
             height <= MAX_HEIGHT,
@@ -178,12 +184,13 @@ impl Path {
                 max: u64::MAX,
             },
         );
-        self.descend_from(height - 1, index);
+        Some(self.descend_from(height - 1, index))
     }
 
-    /// Walks down from level `h`, whose node must cover `index`.
+    /// Walks down from level `h`, whose node must cover `index`, and
+    /// returns the bounds of the leaf slot holding it.
     #[inline]
-    pub(crate) fn descend_from(&mut self, mut h: usize, index: u64) {
+    pub(crate) fn descend_from(&mut self, mut h: usize, index: u64) -> (u64, u64) {
         let Level {
             node,
             mut min,
@@ -203,39 +210,48 @@ impl Path {
                 },
             );
             if h == 0 {
-                break;
+                self.low = 0;
+                return (cmin, cmax);
             }
             node = node.child(idx).snap();
             min = cmin;
             max = cmax;
             h -= 1;
         }
-        self.low = 0;
     }
 
     /// Moves to the slot holding `index`, climbing only as high as needed.
-    #[inline]
+    ///
+    /// Staying put is checked inline: that is the case of a removal, which
+    /// stores over the entry it has just found.
+    #[inline(always)]
     pub(crate) fn seek(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
-        if self.height != height || height == 0 || self.low >= height {
-            return self.descend(root, height, index);
-        }
-        if self.low == 0 {
-            // Already there, as when a removal stores over the entry it
-            // has just found: the slot taken (a write may have shortened
-            // the leaf since) still holds `index`.
+        if self.low == 0 && self.height == height && height != 0 {
+            // The slot taken (a write may have shortened the leaf since)
+            // still holds `index`.
             let leaf = self.lv.leaf();
             if leaf.idx < leaf.node.count() && leaf.start() <= index && index <= leaf.end() {
                 return;
             }
+        }
+        self.climb_and_descend(root, height, index);
+    }
+
+    /// [`seek`](Self::seek) when the path's slot does not hold `index`.
+    #[inline(never)]
+    fn climb_and_descend(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+        if self.height != height || height == 0 || self.low >= height {
+            self.descend(root, height, index);
+            return;
         }
         let mut h = self.low;
         while h < height && !(self.lv[h].min <= index && index <= self.lv[h].max) {
             h += 1;
         }
         if h == height {
-            self.descend(root, height, index)
+            self.descend(root, height, index);
         } else {
-            self.descend_from(h, index)
+            self.descend_from(h, index);
         }
     }
 
