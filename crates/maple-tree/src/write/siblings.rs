@@ -136,7 +136,11 @@ impl<V> MapleTree<V> {
             return None;
         }
         let mut np = path.clone();
-        if !(if after { np.next_leaf() } else { np.prev_leaf() }) {
+        if !(if after {
+            np.next_leaf()
+        } else {
+            np.prev_leaf()
+        }) {
             return None;
         }
         let other = np.leaf().node;
@@ -214,7 +218,11 @@ impl<V> MapleTree<V> {
             }
         }
         if self.is_alloc() {
-            let children = if then == Then::Merge { b..=b } else { b..=b + 1 };
+            let children = if then == Then::Merge {
+                b..=b
+            } else {
+                b..=b + 1
+            };
             for k in children {
                 let (min, max) = (parent.slot_start(k, up.min), parent.slot_end(k, up.max));
                 parent.set_gap(k, leaf_gap(parent.child(k), min, max));
@@ -231,7 +239,11 @@ impl<V> MapleTree<V> {
     /// node above both, the only one that records it.
     fn hand_over_absent_slot(&mut self, path: &mut Path, after: bool) {
         let mut np = path.clone();
-        let stepped = if after { np.next_leaf() } else { np.prev_leaf() };
+        let stepped = if after {
+            np.next_leaf()
+        } else {
+            np.prev_leaf()
+        };
         debug_assert!(stepped);
         // The lowest common node: the lowest level at which both paths
         // still meet, where they take neighbouring slots.
@@ -293,7 +305,10 @@ impl<V> MapleTree<V> {
 fn move_boundary(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: usize) {
     let (lc, rc) = (left.count(), right.count());
     let boundary = parent.pivot(b);
-    let (lbits, rbits) = (u32::from(left.present_bits()), u32::from(right.present_bits()));
+    let (lbits, rbits) = (
+        u32::from(left.present_bits()),
+        u32::from(right.present_bits()),
+    );
     debug_assert!(m <= LEAF_SLOTS && m <= lc + rc && lc + rc - m <= LEAF_SLOTS);
     if m > lc {
         // Right to left: the right leaf's first `k` slots follow the left
