@@ -787,11 +787,13 @@ impl Snap {
     pub(crate) fn step(&self, index: u64, min: u64, max: u64) -> (usize, u64, u64) {
         let last = self.count() - 1;
         debug_assert!(last < self.node.kind().capacity());
-        // SAFETY (all three reads): the node is live (the snapshot's
-        // promise) and every pivot read is below `last`, and so below the
-        // capacity less one: no writer sets a count above the capacity of
-        // its node's kind.
-        let pivot = |i: usize| unsafe { self.node.pivot_unchecked(i) };
+        // Every pivot read below is below `last`.
+        let pivot = |i: usize| {
+            // SAFETY: the node is live (the snapshot's promise), and `i <
+            // last` is below the capacity less one: no writer sets a count
+            // above the capacity of its node's kind.
+            unsafe { self.node.pivot_unchecked(i) }
+        };
         if last == 0 {
             return (0, min, max);
         }

@@ -96,6 +96,13 @@ impl Levels {
         self.written |= 1 << h;
     }
 
+    /// Marks levels `0..=h` written, once a walk down has set each of
+    /// them.
+    #[inline(always)]
+    fn mark_through(&mut self, h: usize) {
+        self.written |= (2u32 << h) - 1;
+    }
+
     #[inline]
     fn check(&self, h: usize) {
         assert!(
@@ -190,34 +197,41 @@ impl Path {
     /// Walks down from level `h`, whose node must cover `index`, and
     /// returns the bounds of the leaf slot holding it.
     #[inline]
-    pub(crate) fn descend_from(&mut self, mut h: usize, index: u64) -> (u64, u64) {
+    pub(crate) fn descend_from(&mut self, top: usize, index: u64) -> (u64, u64) {
         let Level {
             node,
             mut min,
             mut max,
             ..
-        } = self.lv[h];
+        } = self.lv[top];
         let mut node = node.snap();
-        loop {
+        // The levels the walk writes, with one bounds check for all of
+        // them; they are marked written at the end, all at once.
+        let (leaf, upper) = self.lv.slots[..=top]
+            .split_first_mut()
+            .expect("`..=top` holds a level");
+        for slot in upper.iter_mut().rev() {
             let (idx, cmin, cmax) = node.step(index, min, max);
-            self.lv.set(
-                h,
-                Level {
-                    node: node.node(),
-                    idx,
-                    min,
-                    max,
-                },
-            );
-            if h == 0 {
-                self.low = 0;
-                return (cmin, cmax);
-            }
+            *slot = MaybeUninit::new(Level {
+                node: node.node(),
+                idx,
+                min,
+                max,
+            });
             node = node.child(idx).snap();
             min = cmin;
             max = cmax;
-            h -= 1;
         }
+        let (idx, start, end) = node.step(index, min, max);
+        *leaf = MaybeUninit::new(Level {
+            node: node.node(),
+            idx,
+            min,
+            max,
+        });
+        self.lv.mark_through(top);
+        self.low = 0;
+        (start, end)
     }
 
     /// Moves to the slot holding `index`, climbing only as high as needed.
