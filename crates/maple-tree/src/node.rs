@@ -640,6 +640,55 @@ impl NodePtr {
         }
     }
 
+    /// Copies `len` slots of this leaf, starting at slot `src`, into leaf
+    /// `dst` starting at slot `at`, as `memcpy` does: their words, and the
+    /// pivots of all but the last (whose end the caller records, in `dst`'s
+    /// next pivot or its parent). Splits, merges and boundary moves between
+    /// two leaves copy slots this way instead of one word at a time. The
+    /// present bits, counts and the pivot after the copied slots are the
+    /// caller's to set.
+    ///
+    /// # Safety
+    /// Both nodes are leaves and distinct, `src + len <= self.count()` and
+    /// `at + len <= LEAF_SLOTS`. The copied words still encode their values
+    /// in this leaf too: the caller drops them from it (by its count or
+    /// present bits) before anything reads either leaf as a whole, so that
+    /// each value is owned by one present slot (invariant 3).
+    #[inline]
+    pub(crate) unsafe fn copy_leaf_slots(self, src: usize, dst: NodePtr, at: usize, len: usize) {
+        debug_assert!(self.is_leaf() && dst.is_leaf() && self != dst);
+        debug_assert!(src + len <= self.count() && at + len <= LEAF_SLOTS);
+        if len == 0 {
+            return;
+        }
+        for i in 0..len {
+            self.shadow(false, src + i, false);
+            dst.shadow(false, at + i, true);
+        }
+        for i in 0..len - 1 {
+            self.shadow(true, src + i, false);
+            dst.shadow(true, at + i, true);
+        }
+        // SAFETY: invariants 1 and 2 for both nodes; the caller keeps both
+        // ranges inside the leaves' arrays (`len - 1` pivots end at most at
+        // index `LEAF_SLOTS - 2`); the nodes are distinct, so the ranges do
+        // not overlap, and no reference is created.
+        unsafe {
+            let from = ptr::addr_of_mut!((*self.0.as_ptr()).body.leaf);
+            let to = ptr::addr_of_mut!((*dst.0.as_ptr()).body.leaf);
+            let (from_slots, to_slots) = (
+                ptr::addr_of_mut!((*from).slots).cast::<Word>(),
+                ptr::addr_of_mut!((*to).slots).cast::<Word>(),
+            );
+            ptr::copy_nonoverlapping(from_slots.add(src), to_slots.add(at), len);
+            let (from_pivots, to_pivots) = (
+                ptr::addr_of_mut!((*from).pivots).cast::<u64>(),
+                ptr::addr_of_mut!((*to).pivots).cast::<u64>(),
+            );
+            ptr::copy_nonoverlapping(from_pivots.add(src), to_pivots.add(at), len - 1);
+        }
+    }
+
     /// Pointer to leaf slot `i`'s word, for the `value_*` functions.
     #[inline]
     fn slot_ptr(self, i: usize) -> *mut Word {

@@ -578,12 +578,10 @@ impl<V> MapleTree<V> {
         // The new leaf: slots `m..count`, their words moved as they are
         // (each value stays owned by one present slot: the old leaf's count
         // drops below them), and the pivots between them.
-        for i in m..count {
-            new.set_leaf_word(i - m, node.leaf_word(i));
-        }
-        for i in m..count - 1 {
-            new.set_pivot(i - m, node.pivot(i));
-        }
+        // SAFETY: two distinct leaves; slots `m..count` of the old one fit
+        // the new one, whose first slots they become; the old leaf's count
+        // drops to `m` below, before anything reads it.
+        unsafe { node.copy_leaf_slots(m, new, 0, count - m) };
         let bits = node.present_bits();
         new.publish_leaf(count - m, bits >> m);
         let cut = node.pivot(m - 1);

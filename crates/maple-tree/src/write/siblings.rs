@@ -315,12 +315,10 @@ fn move_boundary(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: us
         // one's last, which now ends at the old boundary.
         let k = m - lc;
         left.set_pivot(lc - 1, boundary);
-        for i in 0..k {
-            left.set_leaf_word(lc + i, right.leaf_word(i));
-        }
-        for i in 0..k - 1 {
-            left.set_pivot(lc + i, right.pivot(i));
-        }
+        // SAFETY: two distinct leaves; the right one's first `k` slots
+        // follow the left one's `lc` (`m <= LEAF_SLOTS`); they leave the
+        // right one below, by the move over them or its count.
+        unsafe { right.copy_leaf_slots(0, left, lc, k) };
         let bits = lbits | (rbits & ((1 << k) - 1)) << lc;
         left.publish_leaf(m, bits as u16);
         if k < rc {
@@ -339,12 +337,10 @@ fn move_boundary(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: us
         // `rc + k = lc + rc - m <= LEAF_SLOTS`, and the slots they leave
         // behind are overwritten below.
         unsafe { right.move_leaf_tail(0, k, rc) };
-        for i in 0..k {
-            right.set_leaf_word(i, left.leaf_word(m + i));
-        }
-        for i in 0..k - 1 {
-            right.set_pivot(i, left.pivot(m + i));
-        }
+        // SAFETY: two distinct leaves; the left one's last `k` slots go to
+        // the right one's first, just emptied; they leave the left one
+        // below, by its count.
+        unsafe { left.copy_leaf_slots(m, right, 0, k) };
         right.set_pivot(k - 1, boundary);
         parent.set_pivot(b, left.pivot(m - 1));
         right.publish_leaf(rc + k, (rbits << k | lbits >> m) as u16);
