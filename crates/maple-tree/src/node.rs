@@ -616,28 +616,8 @@ impl NodePtr {
     #[inline]
     pub(crate) unsafe fn move_leaf_tail(self, src: usize, dst: usize, len: usize) {
         debug_assert!(self.is_leaf() && src + len == self.count() && dst + len <= LEAF_SLOTS);
-        if len == 0 {
-            return;
-        }
-        for i in 0..len {
-            self.shadow(false, src + i, false);
-            self.shadow(false, dst + i, true);
-        }
-        for i in 0..len - 1 {
-            self.shadow(true, src + i, false);
-            self.shadow(true, dst + i, true);
-        }
-        // SAFETY: invariants 1 and 2; the caller keeps both ranges inside
-        // the leaf's arrays (`len - 1` pivots end at most at index
-        // `LEAF_SLOTS - 2`); `ptr::copy` allows the ranges to overlap and
-        // no reference is created.
-        unsafe {
-            let body = ptr::addr_of_mut!((*self.0.as_ptr()).body.leaf);
-            let slots = ptr::addr_of_mut!((*body).slots).cast::<Word>();
-            ptr::copy(slots.add(src), slots.add(dst), len);
-            let pivots = ptr::addr_of_mut!((*body).pivots).cast::<u64>();
-            ptr::copy(pivots.add(src), pivots.add(dst), len - 1);
-        }
+        // SAFETY: the caller's promise; the ranges may overlap.
+        unsafe { self.copy_slot_run(src, self, dst, len) }
     }
 
     /// Copies `len` slots of this leaf, starting at slot `src`, into leaf
@@ -658,6 +638,21 @@ impl NodePtr {
     pub(crate) unsafe fn copy_leaf_slots(self, src: usize, dst: NodePtr, at: usize, len: usize) {
         debug_assert!(self.is_leaf() && dst.is_leaf() && self != dst);
         debug_assert!(src + len <= self.count() && at + len <= LEAF_SLOTS);
+        // SAFETY: the caller's promise.
+        unsafe { self.copy_slot_run(src, dst, at, len) }
+    }
+
+    /// The copy of [`move_leaf_tail`](Self::move_leaf_tail) and
+    /// [`copy_leaf_slots`](Self::copy_leaf_slots): the words of `len` slots
+    /// of this leaf from `src`, and the pivots of all but the last, to leaf
+    /// `dst` (this one or another) from slot `at`, as `memmove` does.
+    ///
+    /// # Safety
+    /// Both nodes are leaves, `src + len` and `at + len` are at most
+    /// `LEAF_SLOTS`; what the copied words own is the caller's to settle,
+    /// as for the two functions above.
+    #[inline]
+    unsafe fn copy_slot_run(self, src: usize, dst: NodePtr, at: usize, len: usize) {
         if len == 0 {
             return;
         }
@@ -671,8 +666,8 @@ impl NodePtr {
         }
         // SAFETY: invariants 1 and 2 for both nodes; the caller keeps both
         // ranges inside the leaves' arrays (`len - 1` pivots end at most at
-        // index `LEAF_SLOTS - 2`); the nodes are distinct, so the ranges do
-        // not overlap, and no reference is created.
+        // index `LEAF_SLOTS - 2`); `ptr::copy` allows the ranges to overlap
+        // and no reference is created.
         unsafe {
             let from = ptr::addr_of_mut!((*self.0.as_ptr()).body.leaf);
             let to = ptr::addr_of_mut!((*dst.0.as_ptr()).body.leaf);
@@ -680,12 +675,12 @@ impl NodePtr {
                 ptr::addr_of_mut!((*from).slots).cast::<Word>(),
                 ptr::addr_of_mut!((*to).slots).cast::<Word>(),
             );
-            ptr::copy_nonoverlapping(from_slots.add(src), to_slots.add(at), len);
+            ptr::copy(from_slots.add(src), to_slots.add(at), len);
             let (from_pivots, to_pivots) = (
                 ptr::addr_of_mut!((*from).pivots).cast::<u64>(),
                 ptr::addr_of_mut!((*to).pivots).cast::<u64>(),
             );
-            ptr::copy_nonoverlapping(from_pivots.add(src), to_pivots.add(at), len - 1);
+            ptr::copy(from_pivots.add(src), to_pivots.add(at), len - 1);
         }
     }
 

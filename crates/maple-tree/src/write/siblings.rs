@@ -65,10 +65,11 @@ enum Then {
 
 impl<V> MapleTree<V> {
     /// How the leaf `path` leads to, after `splice` (which fits the leaf
-    /// but is not [`plain`](Splice::plain)), settles with its sibling: the
-    /// one on the side of the edge the splice leaves absent, or else the
-    /// one before it (the one after, for a first child). `None` when that
-    /// sibling has another parent or the pair cannot be settled in place.
+    /// but is not [`plain`](Splice::plain)), settles with a neighbour: the
+    /// one on the side of the edge the splice leaves absent (a sibling, or
+    /// a leaf under another parent), or else the sibling before it (the
+    /// one after, for a first child). `None` when the pair cannot be
+    /// settled in place.
     pub(super) fn settle_for(&self, path: &Path, splice: &Splice) -> Option<Settle> {
         if self.height() < 2 {
             return None;
