@@ -500,7 +500,7 @@ impl<V> MapleTree<V> {
     /// Carries out a splice that is not [`plain`](Splice::plain): one that
     /// overflows its leaf (split first, under a parent with room), or
     /// leaves it under its minimum or a new absent slot at its edge (settled
-    /// with a sibling after, `siblings.rs`). `Err(value)`, having changed
+    /// with a neighbouring leaf after, `siblings.rs`). `Err(value)`, having changed
     /// nothing, when neither can be done in place: the caller rebuilds.
     #[inline(never)]
     pub(super) fn store_hard_splice<S, D>(
