@@ -1,13 +1,18 @@
 //! Cursors: a remembered position in the tree (kernel: `ma_state`).
 //!
-//! A cursor keeps the whole path from the root to its slot, so stepping to the
-//! next or previous range costs O(1) amortised, seeking to a nearby index
-//! climbs only as high as the common ancestor, and after a write through a
-//! [`CursorMut`] only the levels the write replaced are walked again.
+//! Stepping to the next or previous range costs O(1) amortised, and seeking
+//! to a nearby index walks down only from a level that covers it. A
+//! [`CursorMut`] keeps the whole path from the root to its slot, so that
+//! after a write through it only the levels the write replaced are walked
+//! again. A read [`Cursor`] keeps only its leaf and the two levels above
+//! it, by value (see `spot.rs`), so that a loop stepping it keeps them in
+//! registers.
 
 use crate::node::Snap;
+use crate::spot::Spot;
 use crate::tree::{bounds, MapleTree};
 use crate::walk::Path;
+use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
 
 /// Position shared by both cursor kinds.
@@ -182,15 +187,16 @@ impl Position {
 /// the first or last range of the space returns `None` and leaves the cursor
 /// on that range.
 pub struct Cursor<'a, V> {
-    tree: &'a MapleTree<V>,
-    pos: Position,
+    /// The position is in this tree, borrowed for `'a`.
+    _tree: PhantomData<&'a MapleTree<V>>,
+    pos: Spot,
 }
 
 impl<'a, V> Cursor<'a, V> {
     pub(crate) fn new(tree: &'a MapleTree<V>, index: u64) -> Self {
         Cursor {
-            tree,
-            pos: Position::new(tree, index),
+            _tree: PhantomData,
+            pos: Spot::new(tree.top(), index),
         }
     }
 
@@ -206,7 +212,7 @@ impl<'a, V> Cursor<'a, V> {
     /// assert_eq!(c.index(), 30); // the start of the range it stepped to
     /// ```
     pub fn index(&self) -> u64 {
-        self.pos.index
+        self.pos.index()
     }
 
     /// The range (entry or gap) holding the cursor's index.
@@ -235,7 +241,7 @@ impl<'a, V> Cursor<'a, V> {
     /// assert_eq!(c.get(), None);
     /// ```
     pub fn get(&self) -> Option<&'a V> {
-        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        // SAFETY: the position is in the `MapleTree<V>` the cursor borrows for `'a`.
         unsafe { self.pos.get() }
     }
 
@@ -264,7 +270,7 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_set")]
     pub fn seek(&mut self, index: u64) {
-        self.pos.seek(self.tree, index)
+        self.pos.seek(index)
     }
 
     /// Moves to the next entry after the current range and returns it.
@@ -282,7 +288,7 @@ impl<'a, V> Cursor<'a, V> {
     #[doc(alias = "mas_find")]
     #[inline]
     pub fn next_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
-        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        // SAFETY: the position is in the `MapleTree<V>` the cursor borrows for `'a`.
         unsafe { self.pos.step_to_entry(true) }
     }
 
@@ -300,7 +306,7 @@ impl<'a, V> Cursor<'a, V> {
     #[doc(alias = "mas_prev")]
     #[inline]
     pub fn prev_entry(&mut self) -> Option<(RangeInclusive<u64>, &'a V)> {
-        // SAFETY: the cursor walks `self.tree`, a `MapleTree<V>` borrowed for `'a`.
+        // SAFETY: the position is in the `MapleTree<V>` the cursor borrows for `'a`.
         unsafe { self.pos.step_to_entry(false) }
     }
 
@@ -318,8 +324,12 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_next_range")]
     pub fn next_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
+        if !self.pos.step(true) {
+            return None;
+        }
         // SAFETY: as for `get`.
-        unsafe { self.pos.step_range(true) }
+        let value = unsafe { self.pos.get() };
+        Some((self.range(), value))
     }
 
     /// Steps to the previous range, entry or gap.
@@ -336,8 +346,12 @@ impl<'a, V> Cursor<'a, V> {
     /// ```
     #[doc(alias = "mas_prev_range")]
     pub fn prev_range(&mut self) -> Option<(RangeInclusive<u64>, Option<&'a V>)> {
+        if !self.pos.step(false) {
+            return None;
+        }
         // SAFETY: as for `get`.
-        unsafe { self.pos.step_range(false) }
+        let value = unsafe { self.pos.get() };
+        Some((self.range(), value))
     }
 }
 

@@ -127,6 +127,7 @@ mod rcu;
 mod read;
 #[cfg(feature = "serde")]
 pub mod serde;
+mod spot;
 mod stats;
 mod sync;
 mod teardown;

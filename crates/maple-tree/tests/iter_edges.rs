@@ -227,6 +227,106 @@ fn four_levels_at_a_size_miri_runs() {
     assert_eq!(got, model);
 }
 
+/// A read cursor in trees four levels high: stepping range
+/// by range tiles the whole space both ways, and seeks near and far (in the
+/// same leaf, under the same parent or grandparent, across the root) land
+/// where a fresh cursor does, and step on from there to the model's
+/// neighbours, crossing leaves, parents and grandparents both ways.
+#[test]
+fn tall_tree_cursor_ranges_and_seeks() {
+    // An allocation tree of 1,000 entries is four levels high; a plain one
+    // needs 20,000 (too many for Miri).
+    let sizes: &[(bool, u64)] = if cfg!(miri) {
+        &[(true, 1_000)]
+    } else {
+        &[(true, 1_000), (false, 20_000)]
+    };
+    for &(alloc, n) in sizes {
+        tall_tree_cursor(alloc, n);
+    }
+}
+
+fn tall_tree_cursor(alloc: bool, n: u64) {
+    let (t, model) = build(alloc, n, 16, 10);
+    assert!(
+        t.stats().height >= 4,
+        "the tree must reach above the grandparents"
+    );
+    // Range by range: entry, gap, entry, ..., the last gap up to MAX.
+    let mut c = t.cursor(0);
+    let mut tiles = vec![(c.range(), c.get().copied())];
+    while let Some((r, v)) = c.next_range() {
+        assert_eq!(*r.start(), *tiles.last().unwrap().0.end() + 1);
+        assert_eq!((c.range(), c.index()), (r.clone(), *r.start()));
+        tiles.push((r, v.copied()));
+    }
+    assert_eq!(tiles.len(), 2 * n as usize);
+    assert_eq!(*tiles.last().unwrap().0.end(), u64::MAX);
+    let entries: Vec<Entry> = tiles
+        .iter()
+        .filter_map(|(r, v)| v.map(|v| (r.clone(), v)))
+        .collect();
+    assert_eq!(entries, model);
+    let mut c = t.cursor(u64::MAX);
+    let mut back = vec![(c.range(), c.get().copied())];
+    while let Some((r, v)) = c.prev_range() {
+        back.push((r, v.copied()));
+    }
+    back.reverse();
+    assert_eq!(back, tiles);
+
+    // Seeks through one cursor, each followed by steps both ways.
+    let mut c = t.cursor(0);
+    let targets = [
+        5,
+        9,
+        10,
+        16 * 3,
+        16 * 40 + 12,
+        16 * 41,
+        16 * 999 + 9,
+        16 * 999 + 10,
+        u64::MAX,
+        16 * 500,
+        16 * 499 + 15,
+        16 * 256,
+        16 * 255 + 3,
+        0,
+        16 * 700 + 1,
+        16 * 20,
+    ];
+    let owned_kv = |kv: Option<(RangeInclusive<u64>, &u64)>| kv.map(|(r, v)| (r, *v));
+    for &x in &targets {
+        c.seek(x);
+        let fresh = t.cursor(x);
+        assert_eq!(c.index(), x);
+        assert_eq!(
+            (c.range(), c.get()),
+            (fresh.range(), fresh.get()),
+            "seek({x})"
+        );
+        let here = c.range();
+        assert!(here.contains(&x), "seek({x})");
+        let after: Vec<Entry> = model
+            .iter()
+            .filter(|(r, _)| *r.start() > *here.end())
+            .take(40)
+            .cloned()
+            .collect();
+        for want in &after {
+            assert_eq!(owned_kv(c.next_entry()), Some(want.clone()), "from {x}");
+        }
+        // And back again over the same entries.
+        for want in after.iter().rev().skip(1) {
+            assert_eq!(
+                owned_kv(c.prev_entry()),
+                Some(want.clone()),
+                "back from {x}"
+            );
+        }
+    }
+}
+
 /// Ranges starting and ending inside entries, inside gaps, on boundaries,
 /// past the ends; forward, reverse and meeting in the middle.
 #[test]
