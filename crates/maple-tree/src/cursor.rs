@@ -15,7 +15,8 @@ use crate::walk::Path;
 use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
 
-/// Position shared by both cursor kinds.
+/// The write cursor's position: the whole path from the root (a write may
+/// replace any level of it).
 struct Position {
     path: Path,
     index: u64,
