@@ -355,8 +355,9 @@ impl Spot {
 
 /// Walks down from `node`, `h` levels above the leaves, covering
 /// `min..=max` and `index`, to the leaf slot holding `index`. Returns the
-/// leaf level and the two above it: the levels it passed, or for those
-/// above `node`, `above` (the parent's and grandparent's) as they were.
+/// leaf level and the two above it: those it passed (`node`'s among them),
+/// and for a level above `node`, which it did not pass, `up` or `grand` as
+/// given.
 #[inline(never)]
 fn walk_down(
     mut node: NodePtr,
