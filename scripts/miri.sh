@@ -21,7 +21,11 @@
 #   root), sized down, but its 20,000-entry tall-tree test;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
-#   under strict provenance).
+#   under strict provenance);
+# - send_sync: iterators, cursors and entries moved to and shared between
+#   threads (Miri checks the threads for data races), sized down; its RCU
+#   test (a read iterated on another thread while the writer stores) under
+#   the flags of rcu_single.
 # The proptest suite (model.rs) needs file access and is far too slow
 # interpreted; the fuzz targets and valgrind cover that ground.
 set -euo pipefail
@@ -66,7 +70,10 @@ logs=$(mktemp -d)
     MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --lib -- "${skip[@]}" &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test no_alloc &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test drops -- "${drops[@]}" &&
-        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single
+        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test send_sync -- \
+            --skip an_rcu_read &&
+        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read
 ) > "$logs/a" 2>&1 &
 a=$!
 (

@@ -193,6 +193,16 @@ pub struct Cursor<'a, V> {
     pos: Spot,
 }
 
+/// A second cursor on the same range, which then moves on its own.
+impl<V> Clone for Cursor<'_, V> {
+    fn clone(&self) -> Self {
+        Cursor {
+            _tree: PhantomData,
+            pos: self.pos,
+        }
+    }
+}
+
 impl<'a, V> Cursor<'a, V> {
     pub(crate) fn new(tree: &'a MapleTree<V>, index: u64) -> Self {
         Cursor {

@@ -283,6 +283,7 @@ pub(crate) fn aligned_search(
 /// Two paths walking toward each other over the free ranges inside
 /// `lo..=hi`, which shrinks past every range handed out (as the entry
 /// iterators do), so the two ends never hand out the same range.
+#[derive(Clone)]
 struct RawGaps {
     front: Path,
     back: Path,
@@ -383,6 +384,16 @@ impl RawGaps {
 pub struct Gaps<'a, V> {
     raw: RawGaps,
     _tree: PhantomData<&'a MapleTree<V>>,
+}
+
+/// As for [`Iter`](crate::Iter): the copy goes on independently.
+impl<V> Clone for Gaps<'_, V> {
+    fn clone(&self) -> Self {
+        Gaps {
+            raw: self.raw.clone(),
+            _tree: PhantomData,
+        }
+    }
 }
 
 impl<V> Gaps<'_, V> {

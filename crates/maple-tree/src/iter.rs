@@ -461,6 +461,7 @@ fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent, Pa
 /// leaf a few more. Nothing here is passed by reference to code out of
 /// line (the walk from the root takes and returns values), so the optimiser
 /// can keep the whole iterator in registers.
+#[derive(Clone)]
 pub(crate) struct Ends {
     front: Leaf,
     back: Leaf,
@@ -811,6 +812,18 @@ impl<V> DoubleEndedIterator for Iter<'_, V> {
 impl<V> ExactSizeIterator for Iter<'_, V> {}
 impl<V> FusedIterator for Iter<'_, V> {}
 
+/// An iterator that goes on independently from where this one stands (as
+/// `BTreeMap`'s does); no bound on `V`, since only the position is copied.
+impl<V> Clone for Iter<'_, V> {
+    fn clone(&self) -> Self {
+        Iter {
+            raw: self.raw.clone(),
+            len: self.len,
+            _tree: PhantomData,
+        }
+    }
+}
+
 /// The entries of a tree in order, as `(range, &mut value)`; from [`MapleTree::iter_mut`].
 pub struct IterMut<'a, V> {
     raw: Ends,
@@ -896,6 +909,16 @@ impl<V> DoubleEndedIterator for Range<'_, V> {
 }
 
 impl<V> FusedIterator for Range<'_, V> {}
+
+/// As for [`Iter`]: the copy goes on independently.
+impl<V> Clone for Range<'_, V> {
+    fn clone(&self) -> Self {
+        Range {
+            raw: self.raw.clone(),
+            _tree: PhantomData,
+        }
+    }
+}
 
 /// The entries of a tree in order, by value; from `MapleTree::into_iter`.
 /// Dropping it part way drops the entries not yet taken.

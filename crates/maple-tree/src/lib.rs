@@ -77,6 +77,22 @@
 //! `clear`, `Drop` and [`IntoIter`] keep dropping the remaining values when
 //! one `Drop` panics, as `Vec` does. Nothing is leaked or dropped twice.
 //!
+//! # Threads
+//!
+//! A [`MapleTree<V>`] is `Send` when `V: Send` and `Sync` when `V: Sync`, and
+//! its views cross threads as the references they stand for do, as
+//! `BTreeMap`'s: the read-only ones ([`Iter`], [`Range`], [`Keys`],
+//! [`Values`], [`Gaps`], [`Cursor`]) like `&MapleTree<V>` (`Send` and `Sync`
+//! when `V: Sync`), the others ([`IterMut`], [`RangeMut`], [`ValuesMut`],
+//! [`CursorMut`], [`Entry`], [`ExtractIf`], [`IntoIter`]) like
+//! `&mut MapleTree<V>` (`Send` when `V: Send`, `Sync` when `V: Sync`). So an
+//! iterator can be held across an `.await` in a `Send` future, or handed to
+//! a scoped thread. The read-only views are also `Clone`, for any `V`: a
+//! clone goes on from where the original stands. An [`RcuMapleTree`]'s
+//! [`ReadGuard`] pins the epoch of the thread that took it and stays there;
+//! the iterators it hands out may go to other (scoped) threads while it
+//! lives.
+//!
 //! # Features
 //!
 //! * `std` (default): `std::error::Error` for the error types. Without it the

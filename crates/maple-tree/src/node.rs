@@ -188,6 +188,22 @@ const _: () = assert!(align_of::<Node>() == NODE_SIZE);
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct NodePtr(NonNull<Node>);
 
+// SAFETY: a `NodePtr` is an address, and a node is plain memory that any
+// thread may read or write, given the synchronisation every access already
+// needs: a node is reached through a borrow of its tree (or, in RCU mode, an
+// acquire load under a pinned epoch), and moving a value that holds the
+// pointer to another thread (a spawn, a channel) orders that thread after
+// the one that loaded it. What a holder may do through it is decided by the
+// type that holds it: every public type that keeps node pointers also keeps
+// its tree's `V` (`PhantomData<&'a MapleTree<V>>`, `&'a mut MapleTree<V>`,
+// or the tree itself), so it is `Send` and `Sync` exactly when the tree
+// reference or tree it stands for is: an iterator or a read cursor when
+// `V: Sync`, like `&MapleTree<V>`; a mutable one, an entry or `IntoIter` when
+// `V: Send` (and `Sync` when `V: Sync`), like `&mut MapleTree<V>`.
+unsafe impl Send for NodePtr {}
+// SAFETY: as for `Send`: `&NodePtr` gives only the address.
+unsafe impl Sync for NodePtr {}
+
 /// Saturating size of `first..=last` (`u64::MAX` for the whole space).
 #[inline]
 pub(crate) fn span(first: u64, last: u64) -> u64 {

@@ -131,6 +131,14 @@ impl<V> DoubleEndedIterator for Keys<'_, V> {
 impl<V> ExactSizeIterator for Keys<'_, V> {}
 impl<V> FusedIterator for Keys<'_, V> {}
 
+impl<V> Clone for Keys<'_, V> {
+    fn clone(&self) -> Self {
+        Keys {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
 /// The values of a tree's entries, in order; from [`MapleTree::values`].
 pub struct Values<'a, V> {
     inner: Iter<'a, V>,
@@ -158,6 +166,14 @@ impl<V> DoubleEndedIterator for Values<'_, V> {
 
 impl<V> ExactSizeIterator for Values<'_, V> {}
 impl<V> FusedIterator for Values<'_, V> {}
+
+impl<V> Clone for Values<'_, V> {
+    fn clone(&self) -> Self {
+        Values {
+            inner: self.inner.clone(),
+        }
+    }
+}
 
 /// The values of a tree's entries, mutably, in order; from
 /// [`MapleTree::values_mut`].
