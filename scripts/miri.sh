@@ -25,7 +25,9 @@
 # - send_sync: iterators, cursors and entries moved to and shared between
 #   threads (Miri checks the threads for data races), sized down; its RCU
 #   test (a read iterated on another thread while the writer stores) under
-#   the flags of rcu_single.
+#   the flags of rcu_single;
+# - debug_views: what the mutable and owning iterators print (they lend
+#   the entries they have left while they print).
 # The proptest suite (model.rs) needs file access and is far too slow
 # interpreted; the fuzz targets and valgrind cover that ground.
 set -euo pipefail
@@ -73,7 +75,9 @@ logs=$(mktemp -d)
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test send_sync -- \
             --skip an_rcu_read &&
-        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read
+        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test debug_views -- \
+            --skip the_concurrent_tree
 ) > "$logs/a" 2>&1 &
 a=$!
 (

@@ -12,6 +12,7 @@ use crate::node::Snap;
 use crate::spot::Spot;
 use crate::tree::{bounds, MapleTree};
 use crate::walk::Path;
+use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
 
@@ -191,6 +192,18 @@ pub struct Cursor<'a, V> {
     /// The position is in this tree, borrowed for `'a`.
     _tree: PhantomData<&'a MapleTree<V>>,
     pos: Spot,
+}
+
+/// Where the cursor stands: its index, the range holding it, and that
+/// range's value (`None` in a gap).
+impl<V: fmt::Debug> fmt::Debug for Cursor<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cursor")
+            .field("index", &self.index())
+            .field("range", &self.range())
+            .field("value", &self.get())
+            .finish()
+    }
 }
 
 /// A second cursor on the same range, which then moves on its own.
@@ -382,6 +395,17 @@ impl<'a, V> Cursor<'a, V> {
 pub struct CursorMut<'a, V> {
     tree: &'a mut MapleTree<V>,
     pos: Position,
+}
+
+/// As for [`Cursor`]: its index, range and value.
+impl<V: fmt::Debug> fmt::Debug for CursorMut<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CursorMut")
+            .field("index", &self.index())
+            .field("range", &self.range())
+            .field("value", &self.get())
+            .finish()
+    }
 }
 
 impl<'a, V> CursorMut<'a, V> {

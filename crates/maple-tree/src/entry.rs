@@ -4,6 +4,7 @@
 
 use crate::cursor::CursorMut;
 use crate::tree::{bounds, MapleTree};
+use core::fmt;
 use core::ops::{RangeBounds, RangeInclusive};
 
 fn into_absent<V>(_: &V, _: RangeInclusive<u64>) -> V {
@@ -46,6 +47,37 @@ pub enum Entry<'a, V> {
     Occupied(OccupiedEntry<'a, V>),
     /// The index lies in a gap.
     Vacant(VacantEntry<'a, V>),
+}
+
+/// `Occupied(OccupiedEntry { .. })` or `Vacant(VacantEntry { .. })`.
+impl<V: fmt::Debug> fmt::Debug for Entry<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Entry::Occupied(e) => f.debug_tuple("Occupied").field(e).finish(),
+            Entry::Vacant(e) => f.debug_tuple("Vacant").field(e).finish(),
+        }
+    }
+}
+
+/// The index asked for, the entry's range and its value.
+impl<V: fmt::Debug> fmt::Debug for OccupiedEntry<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OccupiedEntry")
+            .field("index", &self.index())
+            .field("range", &self.range())
+            .field("value", self.get())
+            .finish()
+    }
+}
+
+/// The index asked for and the gap holding it.
+impl<V> fmt::Debug for VacantEntry<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VacantEntry")
+            .field("index", &self.index())
+            .field("range", &self.range())
+            .finish()
+    }
 }
 
 impl<'a, V> Entry<'a, V> {

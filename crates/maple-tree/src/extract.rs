@@ -14,6 +14,7 @@
 use crate::query::query_bounds;
 use crate::tree::MapleTree;
 use crate::walk::Path;
+use core::fmt;
 use core::iter::FusedIterator;
 use core::ops::{RangeBounds, RangeInclusive};
 
@@ -146,6 +147,17 @@ pub struct ExtractIf<'a, V, F> {
     last: u64,
     done: bool,
     pred: F,
+}
+
+/// The part of the range asked for that the iterator has not looked at yet
+/// (`None` once it has looked at all of it); the predicate is not printed.
+impl<V, F> fmt::Debug for ExtractIf<'_, V, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unvisited = (!self.done).then_some(self.next..=self.last);
+        f.debug_struct("ExtractIf")
+            .field("unvisited", &unvisited)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<V, F> Iterator for ExtractIf<'_, V, F>

@@ -33,6 +33,7 @@ use crate::node::{span, NodePtr};
 use crate::query::query_bounds;
 use crate::tree::MapleTree;
 use crate::walk::Path;
+use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
@@ -384,6 +385,13 @@ impl RawGaps {
 pub struct Gaps<'a, V> {
     raw: RawGaps,
     _tree: PhantomData<&'a MapleTree<V>>,
+}
+
+/// The free ranges left, as a list.
+impl<V> fmt::Debug for Gaps<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
 }
 
 /// As for [`Iter`](crate::Iter): the copy goes on independently.

@@ -3,6 +3,7 @@
 
 use crate::node::{is_inline, NodePtr};
 use crate::tree::MapleTree;
+use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -570,6 +571,26 @@ impl Ends {
         self.bgrand = bgrand;
     }
 
+    /// The entries still to hand out, by shared reference, in order,
+    /// without moving either end: what the `Debug` of an iterator prints.
+    ///
+    /// # Safety
+    /// The tree this walks holds `V`s and lives for `'b`, and nothing holds
+    /// a `&mut` to the value of an entry still to hand out: none of them has
+    /// been handed out, and the iterator that owns `self` stays borrowed
+    /// (so cannot hand one out) for `'b`.
+    pub(crate) unsafe fn pending<'b, V: 'b>(
+        &'b self,
+    ) -> impl Iterator<Item = (RangeInclusive<u64>, &'b V)> + 'b {
+        let mut rest = self.clone();
+        core::iter::from_fn(move || {
+            let found = rest.next()?;
+            // SAFETY: the caller's promise; `rest` hands out only slots that
+            // `self` still holds, each once.
+            Some((found.range, unsafe { found.leaf.value::<V>(found.slot) }))
+        })
+    }
+
     /// Entries left, for an iteration over a whole tree of `len` entries.
     #[inline]
     fn len(&self, len: usize) -> usize {
@@ -812,6 +833,13 @@ impl<V> DoubleEndedIterator for Iter<'_, V> {
 impl<V> ExactSizeIterator for Iter<'_, V> {}
 impl<V> FusedIterator for Iter<'_, V> {}
 
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for Iter<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
 /// An iterator that goes on independently from where this one stands (as
 /// `BTreeMap`'s does); no bound on `V`, since only the position is copied.
 impl<V> Clone for Iter<'_, V> {
@@ -871,6 +899,24 @@ impl<V> DoubleEndedIterator for IterMut<'_, V> {
 impl<V> ExactSizeIterator for IterMut<'_, V> {}
 impl<V> FusedIterator for IterMut<'_, V> {}
 
+impl<V> IterMut<'_, V> {
+    /// The entries left, by shared reference, for as long as `self` is
+    /// borrowed (for `Debug`).
+    pub(crate) fn pending(&self) -> impl Iterator<Item = (RangeInclusive<u64>, &V)> {
+        // SAFETY: the tree is borrowed for the iterator's lifetime, which
+        // outlives `&self`; the entries left have not been handed out, and
+        // `&self` keeps the iterator from handing them out meanwhile.
+        unsafe { self.raw.pending::<V>() }
+    }
+}
+
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for IterMut<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.pending()).finish()
+    }
+}
+
 /// The entries overlapping a range, in order; from [`MapleTree::range`].
 pub struct Range<'a, V> {
     raw: Ends,
@@ -909,6 +955,13 @@ impl<V> DoubleEndedIterator for Range<'_, V> {
 }
 
 impl<V> FusedIterator for Range<'_, V> {}
+
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for Range<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
 
 /// As for [`Iter`]: the copy goes on independently.
 impl<V> Clone for Range<'_, V> {
@@ -974,6 +1027,25 @@ impl<V> DoubleEndedIterator for IntoIter<V> {
 
 impl<V> ExactSizeIterator for IntoIter<V> {}
 impl<V> FusedIterator for IntoIter<V> {}
+
+impl<V> IntoIter<V> {
+    /// The entries left, by shared reference, for as long as `self` is
+    /// borrowed (for `Debug`).
+    pub(crate) fn pending(&self) -> impl Iterator<Item = (RangeInclusive<u64>, &V)> {
+        // SAFETY: the iterator owns the tree; the values of the entries left
+        // are still in it (taking one moves past its slot for good), nothing
+        // else refers to them, and `&self` keeps them from being taken
+        // meanwhile.
+        unsafe { self.raw.pending::<V>() }
+    }
+}
+
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for IntoIter<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.pending()).finish()
+    }
+}
 
 impl<V> Drop for IntoIter<V> {
     fn drop(&mut self) {

@@ -83,15 +83,18 @@
 //! its views cross threads as the references they stand for do, as
 //! `BTreeMap`'s: the read-only ones ([`Iter`], [`Range`], [`Keys`],
 //! [`Values`], [`Gaps`], [`Cursor`]) like `&MapleTree<V>` (`Send` and `Sync`
-//! when `V: Sync`), the others ([`IterMut`], [`RangeMut`], [`ValuesMut`],
-//! [`CursorMut`], [`Entry`], [`ExtractIf`], [`IntoIter`]) like
-//! `&mut MapleTree<V>` (`Send` when `V: Send`, `Sync` when `V: Sync`). So an
-//! iterator can be held across an `.await` in a `Send` future, or handed to
-//! a scoped thread. The read-only views are also `Clone`, for any `V`: a
-//! clone goes on from where the original stands. An [`RcuMapleTree`]'s
+//! when `V: Sync`); the others ([`IterMut`], [`RangeMut`], [`ValuesMut`],
+//! [`CursorMut`], [`Entry`], [`ExtractIf`], [`IntoIter`], [`IntoKeys`],
+//! [`IntoValues`]) like `&mut MapleTree<V>` (`Send` when `V: Send`, `Sync`
+//! when `V: Sync`). So an iterator can be held across an `.await` in a
+//! `Send` future, or handed to a scoped thread. An [`RcuMapleTree`]'s
 //! [`ReadGuard`] pins the epoch of the thread that took it and stays there;
 //! the iterators it hands out may go to other (scoped) threads while it
 //! lives.
+//!
+//! The read-only views are also `Clone`, for any `V`: a clone goes on from
+//! where the original stands. Every view is `Debug`: an iterator prints the
+//! entries it has left, a cursor or an entry where it stands.
 //!
 //! # Features
 //!
@@ -167,4 +170,4 @@ pub use pool::{release_cached_chunks, CACHE_LIMIT};
 pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
 pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;
-pub use views::{Keys, RangeMut, Values, ValuesMut};
+pub use views::{IntoKeys, IntoValues, Keys, RangeMut, Values, ValuesMut};

@@ -41,8 +41,9 @@ use crate::limbo::Limbo;
 use crate::node::{Node, NodePtr};
 use crate::read::ReadCore;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
-use crate::tree::{bounds, MapleTree};
+use crate::tree::{bounds, fmt_entries, MapleTree};
 use alloc::boxed::Box;
+use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
 use core::ptr::{self, NonNull};
@@ -190,6 +191,22 @@ impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
 impl<V: Send + Sync> Default for RcuMapleTree<V> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The entries as last published, as a map (as [`MapleTree`]'s `Debug`
+/// prints them); takes a read.
+impl<V: Send + Sync + fmt::Debug> fmt::Debug for RcuMapleTree<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.read().fmt(f)
+    }
+}
+
+/// The entries as last published, as a map (as [`MapleTree`]'s `Debug`
+/// prints them).
+impl<V: fmt::Debug> fmt::Debug for ReadGuard<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_entries(f, self.iter())
     }
 }
 
@@ -379,6 +396,13 @@ const FLUSH_PENDING: usize = 128;
 pub struct WriteGuard<'a, V> {
     tree: &'a RcuMapleTree<V>,
     inner: MutexGuard<'a, MapleTree<V>>,
+}
+
+/// The writer's tree, as [`MapleTree`]'s `Debug` prints it.
+impl<V: fmt::Debug> fmt::Debug for WriteGuard<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
 }
 
 impl<V> Deref for WriteGuard<'_, V> {

@@ -996,16 +996,25 @@ impl<V> Default for MapleTree<V> {
 impl<V: fmt::Debug> fmt::Debug for MapleTree<V> {
     /// Prints the entries as a map: `{0x1000..=0x1fff: v, ..}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Key(RangeInclusive<u64>);
-        impl fmt::Debug for Key {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{:#x}..={:#x}", self.0.start(), self.0.end())
-            }
-        }
-        f.debug_map()
-            .entries(self.iter().map(|(r, v)| (Key(r), v)))
-            .finish()
+        fmt_entries(f, self.iter())
     }
+}
+
+/// Prints entries as a map with hexadecimal ranges, `{0x1000..=0x1fff: v,
+/// ..}`: the `Debug` of a tree (plain or RCU) and of a read of one.
+pub(crate) fn fmt_entries<'a, V: fmt::Debug + 'a>(
+    f: &mut fmt::Formatter<'_>,
+    entries: impl Iterator<Item = (RangeInclusive<u64>, &'a V)>,
+) -> fmt::Result {
+    struct Key(RangeInclusive<u64>);
+    impl fmt::Debug for Key {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{:#x}..={:#x}", self.0.start(), self.0.end())
+        }
+    }
+    f.debug_map()
+        .entries(entries.map(|(r, v)| (Key(r), v)))
+        .finish()
 }
 
 impl<V: PartialEq> PartialEq for MapleTree<V> {

@@ -1,9 +1,11 @@
 //! Views of the entries like `BTreeMap`'s: [`MapleTree::range_mut`],
-//! [`MapleTree::keys`], [`MapleTree::values`], [`MapleTree::values_mut`].
+//! [`MapleTree::keys`], [`MapleTree::values`], [`MapleTree::values_mut`],
+//! [`MapleTree::into_keys`], [`MapleTree::into_values`].
 
-use crate::iter::{Ends, Iter, IterMut};
+use crate::iter::{Ends, IntoIter, Iter, IterMut};
 use crate::query::query_bounds;
 use crate::tree::MapleTree;
+use core::fmt;
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::ops::{RangeBounds, RangeInclusive};
@@ -70,6 +72,32 @@ impl<V> MapleTree<V> {
             inner: self.iter_mut(),
         }
     }
+
+    /// The ranges of the entries, in order, consuming the tree (its values
+    /// are dropped).
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<_> = [(20..=29, 'b'), (0..=9, 'a')].into_iter().collect();
+    /// assert_eq!(t.into_keys().collect::<Vec<_>>(), [0..=9, 20..=29]);
+    /// ```
+    pub fn into_keys(self) -> IntoKeys<V> {
+        IntoKeys {
+            inner: self.into_iter(),
+        }
+    }
+
+    /// The values of the entries, in the order of their ranges, consuming
+    /// the tree.
+    ///
+    /// ```
+    /// let t: maple_tree::MapleTree<_> = [(20..=29, 'b'), (0..=9, 'a')].into_iter().collect();
+    /// assert_eq!(t.into_values().collect::<String>(), "ab");
+    /// ```
+    pub fn into_values(self) -> IntoValues<V> {
+        IntoValues {
+            inner: self.into_iter(),
+        }
+    }
 }
 
 /// The entries overlapping a range, in order, with mutable values; from
@@ -103,6 +131,17 @@ impl<V> DoubleEndedIterator for RangeMut<'_, V> {
 
 impl<V> FusedIterator for RangeMut<'_, V> {}
 
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for RangeMut<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: as for `IterMut`'s `Debug`: the tree is borrowed for longer
+        // than `&self`, and the entries left have not been handed out.
+        f.debug_list()
+            .entries(unsafe { self.raw.pending::<V>() })
+            .finish()
+    }
+}
+
 /// The ranges of a tree's entries, in order; from [`MapleTree::keys`].
 pub struct Keys<'a, V> {
     inner: Iter<'a, V>,
@@ -130,6 +169,13 @@ impl<V> DoubleEndedIterator for Keys<'_, V> {
 
 impl<V> ExactSizeIterator for Keys<'_, V> {}
 impl<V> FusedIterator for Keys<'_, V> {}
+
+/// The ranges left, as a list.
+impl<V> fmt::Debug for Keys<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
 
 impl<V> Clone for Keys<'_, V> {
     fn clone(&self) -> Self {
@@ -167,6 +213,13 @@ impl<V> DoubleEndedIterator for Values<'_, V> {
 impl<V> ExactSizeIterator for Values<'_, V> {}
 impl<V> FusedIterator for Values<'_, V> {}
 
+/// The values left, as a list.
+impl<V: fmt::Debug> fmt::Debug for Values<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
 impl<V> Clone for Values<'_, V> {
     fn clone(&self) -> Self {
         Values {
@@ -203,3 +256,89 @@ impl<V> DoubleEndedIterator for ValuesMut<'_, V> {
 
 impl<V> ExactSizeIterator for ValuesMut<'_, V> {}
 impl<V> FusedIterator for ValuesMut<'_, V> {}
+
+/// The values left, as a list.
+impl<V: fmt::Debug> fmt::Debug for ValuesMut<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.inner.pending().map(|(_, v)| v))
+            .finish()
+    }
+}
+
+/// The ranges of a tree's entries, in order, by value; from
+/// [`MapleTree::into_keys`]. The values are dropped as the iterator passes
+/// them, or with it.
+pub struct IntoKeys<V> {
+    inner: IntoIter<V>,
+}
+
+impl<V> Iterator for IntoKeys<V> {
+    type Item = RangeInclusive<u64>;
+
+    #[inline]
+    fn next(&mut self) -> Option<RangeInclusive<u64>> {
+        self.inner.next().map(|(r, _)| r)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<V> DoubleEndedIterator for IntoKeys<V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<RangeInclusive<u64>> {
+        self.inner.next_back().map(|(r, _)| r)
+    }
+}
+
+impl<V> ExactSizeIterator for IntoKeys<V> {}
+impl<V> FusedIterator for IntoKeys<V> {}
+
+/// The ranges left, as a list.
+impl<V> fmt::Debug for IntoKeys<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.inner.pending().map(|(r, _)| r))
+            .finish()
+    }
+}
+
+/// The values of a tree's entries, in the order of their ranges, by value;
+/// from [`MapleTree::into_values`].
+pub struct IntoValues<V> {
+    inner: IntoIter<V>,
+}
+
+impl<V> Iterator for IntoValues<V> {
+    type Item = V;
+
+    #[inline]
+    fn next(&mut self) -> Option<V> {
+        self.inner.next().map(|(_, v)| v)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<V> DoubleEndedIterator for IntoValues<V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<V> {
+        self.inner.next_back().map(|(_, v)| v)
+    }
+}
+
+impl<V> ExactSizeIterator for IntoValues<V> {}
+impl<V> FusedIterator for IntoValues<V> {}
+
+/// The values left, as a list.
+impl<V: fmt::Debug> fmt::Debug for IntoValues<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.inner.pending().map(|(_, v)| v))
+            .finish()
+    }
+}

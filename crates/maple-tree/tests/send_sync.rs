@@ -5,9 +5,9 @@
 //! threads.
 
 use maple_tree::{
-    Cursor, CursorMut, Displaced, DisplacedIntoIter, Entry, ExtractIf, Gaps, IntoIter, Iter,
-    IterMut, Keys, MapleTree, OccupiedEntry, Range, RangeMut, RcuMapleTree, ReadGuard, VacantEntry,
-    Values, ValuesMut,
+    Cursor, CursorMut, Displaced, DisplacedIntoIter, Entry, ExtractIf, Gaps, IntoIter, IntoKeys,
+    IntoValues, Iter, IterMut, Keys, MapleTree, OccupiedEntry, Range, RangeMut, RcuMapleTree,
+    ReadGuard, VacantEntry, Values, ValuesMut,
 };
 use std::cell::Cell;
 use std::ops::RangeInclusive;
@@ -74,6 +74,8 @@ fn exclusive_views_follow_an_exclusive_borrow() {
         is_send::<RangeMut<'static, V>>();
         is_send::<ValuesMut<'static, V>>();
         is_send::<IntoIter<V>>();
+        is_send::<IntoKeys<V>>();
+        is_send::<IntoValues<V>>();
         is_send::<CursorMut<'static, V>>();
         is_send::<Entry<'static, V>>();
         is_send::<OccupiedEntry<'static, V>>();
@@ -88,6 +90,8 @@ fn exclusive_views_follow_an_exclusive_borrow() {
         is_sync::<RangeMut<'static, V>>();
         is_sync::<ValuesMut<'static, V>>();
         is_sync::<IntoIter<V>>();
+        is_sync::<IntoKeys<V>>();
+        is_sync::<IntoValues<V>>();
         is_sync::<CursorMut<'static, V>>();
         is_sync::<Entry<'static, V>>();
         is_sync::<OccupiedEntry<'static, V>>();
@@ -104,6 +108,8 @@ assert_not!(Send: IterMut<'static, SyncOnly>, IntoIter<SyncOnly>, CursorMut<'sta
 assert_not!(Send: Entry<'static, SyncOnly>, ExtractIf<'static, SyncOnly, Pred<SyncOnly>>);
 assert_not!(Sync: IterMut<'static, SendOnly>, IntoIter<SendOnly>, CursorMut<'static, SendOnly>);
 assert_not!(Send: RangeMut<'static, Neither>, ValuesMut<'static, Neither>, MapleTree<Neither>);
+assert_not!(Send: IntoKeys<SyncOnly>, IntoValues<SyncOnly>);
+assert_not!(Sync: IntoKeys<SendOnly>, IntoValues<SendOnly>);
 
 // A read guard pins the epoch of the thread that took it: it stays there.
 assert_not!(Send: ReadGuard<'static, u64>);
