@@ -15,7 +15,7 @@ use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
 use core::fmt;
 use core::marker::PhantomData;
-use core::ops::{Bound, RangeBounds, RangeInclusive};
+use core::ops::{Bound, Index, RangeBounds, RangeInclusive};
 
 /// A B-tree of non-overlapping `u64` ranges, each mapped to a value: the Linux
 /// kernel's maple tree.
@@ -654,6 +654,24 @@ impl<V> MapleTree<V> {
         self.read().range(&range)
     }
 
+    /// Whether any entry overlaps `range` (the `overlaps` of `rangemap` and
+    /// `nodit`).
+    ///
+    /// ```
+    /// let mut t = maple_tree::MapleTree::new();
+    /// t.insert(10..=19, 'a');
+    /// assert!(t.overlaps(15..30));
+    /// assert!(!t.overlaps(20..30));
+    /// assert!(!t.overlaps(12..12)); // empty: overlaps nothing
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is reversed (e.g. `7..=3`).
+    #[track_caller]
+    pub fn overlaps(&self, range: impl RangeBounds<u64>) -> bool {
+        self.range(range).next().is_some()
+    }
+
     /// The lowest entry.
     ///
     /// ```
@@ -990,6 +1008,28 @@ impl<V> Drop for MapleTree<V> {
 impl<V> Default for MapleTree<V> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// `tree[index]`: the value of the entry containing `index`.
+///
+/// ```
+/// let mut t = maple_tree::MapleTree::new();
+/// t.insert(10..=19, 'a');
+/// assert_eq!(t[15], 'a');
+/// ```
+///
+/// # Panics
+/// If no entry contains `index` ([`MapleTree::get`] asks instead).
+impl<V> Index<u64> for MapleTree<V> {
+    type Output = V;
+
+    #[track_caller]
+    fn index(&self, index: u64) -> &V {
+        match self.get(index) {
+            Some(v) => v,
+            None => panic!("maple tree: no entry contains index {index:#x}"),
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The BTreeMap-style API (`range_mut`, `retain`, `extract_if`, `split_off`,
-//! `append`, `keys`/`values`, `contains`, `pop_first`/`pop_last`, `entry`)
+//! `append`, `keys`/`values`, `contains`, `overlaps`, indexing,
+//! `pop_first`/`pop_last`, `entry`)
 //! against the plain model of `common::Model`: random operation sequences on
 //! both tree kinds, `validate()` and a full comparison after every step.
 
@@ -33,6 +34,10 @@ enum Op {
     /// fill a gap's sub-range.
     Entry(u64, u64, u8),
     Contains(u64),
+    /// `overlaps(a..=b)`.
+    Overlaps(u64, u64),
+    /// `t[i]`, where an entry contains `i`.
+    Index(u64),
 }
 
 /// Keys mostly in 0..300, sometimes near `u64::MAX`, so that small trees
@@ -66,6 +71,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::PopLast),
         3 => (key(), any::<u64>(), any::<u8>()).prop_map(|(i, s, w)| Op::Entry(i, s, w)),
         1 => key().prop_map(Op::Contains),
+        1 => pair().prop_map(|(a, b)| Op::Overlaps(a, b)),
+        1 => key().prop_map(Op::Index),
     ]
 }
 
@@ -201,6 +208,15 @@ fn run(alloc: bool, ops: &[Op]) {
             Op::Contains(i) => {
                 assert_eq!(t.contains(i), m.get(i).is_some(), "contains {}", ctx());
             }
+            Op::Overlaps(a, b) => {
+                let want = !m.range(a, b).is_empty();
+                assert_eq!(t.overlaps(a..=b), want, "overlaps {}", ctx());
+            }
+            Op::Index(i) => {
+                if let Some((_, v)) = m.get(i) {
+                    assert_eq!(t[i], *v, "index {}", ctx());
+                }
+            }
         }
         assert_same(&t, &m, &ctx);
         let keys: Vec<_> = t.keys().collect();
@@ -318,6 +334,29 @@ fn empty_query_ranges_yield_nothing() {
         );
         assert_eq!(t.extract_if(7..7, |_, _| true).count(), 0);
         assert_eq!(t.len(), 100);
+    }
+}
+
+#[test]
+#[should_panic(expected = "no entry contains index 0x5")]
+fn indexing_a_gap_panics() {
+    let t = numbered(10, false);
+    assert_eq!(t[4], 0);
+    let _ = t[5];
+}
+
+#[test]
+fn overlaps_at_the_edges() {
+    for alloc in [false, true] {
+        let mut t = numbered(100, alloc);
+        assert!(!t.overlaps(5..5));
+        assert!(!t.overlaps(995..));
+        assert!(t.overlaps(994..));
+        assert!(t.overlaps(..));
+        t.insert(MAX..=MAX, 1);
+        assert!(t.overlaps(MAX..));
+        t.clear();
+        assert!(!t.overlaps(..));
     }
 }
 
