@@ -1090,6 +1090,22 @@ impl<V: Clone, R: RangeBounds<u64>> Extend<(R, V)> for MapleTree<V> {
     }
 }
 
+/// A regular tree holding the pairs, as [`FromIterator`] builds it (later
+/// pairs win where they overlap), like `BTreeMap::from([(k, v), ..])`.
+///
+/// ```
+/// let t = maple_tree::MapleTree::from([(0..=9, 'a'), (20..=29, 'b')]);
+/// assert_eq!(t.get(25), Some(&'b'));
+/// let t = maple_tree::MapleTree::from([(0..=9, 'a'), (5..=6, 'b')]);
+/// assert_eq!(t.iter().collect::<Vec<_>>(), [(0..=4, &'a'), (5..=6, &'b'), (7..=9, &'a')]);
+/// ```
+impl<V: Clone, R: RangeBounds<u64>, const N: usize> From<[(R, V); N]> for MapleTree<V> {
+    #[track_caller]
+    fn from(pairs: [(R, V); N]) -> Self {
+        pairs.into_iter().collect()
+    }
+}
+
 impl<V: Clone, R: RangeBounds<u64>> FromIterator<(R, V)> for MapleTree<V> {
     /// A regular tree holding the pairs, stored in turn (later ones win).
     ///
