@@ -292,6 +292,35 @@ impl<V> ReadGuard<'_, V> {
         self.core().range(&range)
     }
 
+    /// Whether an entry contains `index`.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(10..20, ());
+    /// assert!(tree.read().contains(19));
+    /// assert!(!tree.read().contains(20));
+    /// ```
+    #[inline]
+    pub fn contains(&self, index: u64) -> bool {
+        self.get(index).is_some()
+    }
+
+    /// Whether any entry overlaps `range`.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(10..=19, 'a');
+    /// assert!(tree.read().overlaps(15..30));
+    /// assert!(!tree.read().overlaps(20..30));
+    /// ```
+    ///
+    /// # Panics
+    /// If `range` is reversed; an empty range overlaps nothing.
+    #[track_caller]
+    pub fn overlaps(&self, range: impl RangeBounds<u64>) -> bool {
+        self.range(range).next().is_some()
+    }
+
     /// The lowest entry.
     ///
     /// ```

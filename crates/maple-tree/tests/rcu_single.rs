@@ -93,6 +93,10 @@ fn writes_match_the_model_and_old_values_outlive_their_readers() {
         assert_eq!(r.find_gap_rev(3, 0..=400), model.find_gap_rev(3, 0, 400));
         let ranged: Vec<_> = r.range(50..=150).map(|(k, v)| (k, **v)).collect();
         assert_eq!(ranged, model.range(50, 150));
+        for i in (0..400).step_by(7) {
+            assert_eq!(r.contains(i), model.get(i).is_some());
+            assert_eq!(r.overlaps(i..i + 3), !model.range(i, i + 2).is_empty());
+        }
         drop(r);
         // Values the writes replaced are dropped once the readers are gone.
         let plain: MapleTree<Arc<u64>> = tree.into_inner();
