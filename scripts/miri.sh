@@ -27,7 +27,9 @@
 #   test (a read iterated on another thread while the writer stores) under
 #   the flags of rcu_single;
 # - debug_views: what the mutable and owning iterators print (they lend
-#   the entries they have left while they print).
+#   the entries they have left while they print);
+# - gaps' fallbacks_at_every_depth: gap searches that fail at the near edge
+#   and turn to the levels they noted on the way down, sized down.
 # The proptest suite (model.rs) needs file access and is far too slow
 # interpreted; the fuzz targets and valgrind cover that ground.
 set -euo pipefail
@@ -86,7 +88,9 @@ a=$!
             --skip all_forms_against_the_model &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test crash -- "${crash[@]}" &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test iter_edges -- \
-            --skip tall_trees_iterate_both_ways_across_every_level
+            --skip tall_trees_iterate_both_ways_across_every_level &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test gaps -- \
+            fallbacks_at_every_depth
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0

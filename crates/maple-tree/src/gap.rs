@@ -17,20 +17,26 @@
 //! * While the window lies inside one child, that child is the only place
 //!   the answer can be: if its record is too small, there is no fit at all.
 //! * Once the window spans several children, the near-edge child may hold
-//!   the answer, but its big gap may also lie above the window. So before
-//!   going down, the walk notes the nearest sibling on the far side whose
-//!   record fits (a deeper note replaces a shallower one: it lies nearer to
-//!   the edge). A sibling wholly inside the window certainly holds a fit;
-//!   one crossing the far edge (only at the node where the window splits)
-//!   may not.
+//!   the answer, but its big gap may also lie above the window. So the walk
+//!   notes the level (the node and its near-edge child) before going down:
+//!   the siblings on the far side may hold the answer instead. It only
+//!   notes them: most searches end at the near edge, and never look at
+//!   them.
 //! * At the leaf the walk looks at the absent slots below the near edge. If
-//!   none fits, the answer is in the noted sibling: a descent that takes the
-//!   highest child whose record fits at every level, with no window to check
-//!   (or, for a sibling crossing the far edge, a walk along that edge, which
-//!   has no alternative left and so never turns back either).
+//!   none fits, it turns to the noted levels, deepest first (a deeper
+//!   sibling lies nearer to the edge), and in each to the siblings on the
+//!   far side, nearest first, up to the one holding the far edge: the first
+//!   whose record fits holds the answer. A sibling wholly inside the window
+//!   certainly holds a fit; one crossing the far edge (only at the node
+//!   where the window splits) may not. Then a descent that takes the
+//!   highest child whose record fits at every level, with no window to
+//!   check (or, for a sibling crossing the far edge, a walk along that edge,
+//!   which has no alternative left and so never turns back either).
 //!
-//! So a search costs one walk down plus at most one more, each node visited
-//! once, and leaves are scanned over their absent slots only (a bit mask).
+//! So a search costs one walk down plus at most one more; a node's records
+//! are read at most once, a noted node's far-side ones only when the walk
+//! below it failed, and leaves are scanned over their absent slots only (a
+//! bit mask).
 //!
 //! A tree without gap records (a regular tree) is searched by a plain
 //! depth-first scan, which backtracks.
@@ -46,6 +52,8 @@
 //! `u64::MAX`, which is still at least any size that can be asked for.
 
 use crate::node::{span, Kind, NodePtr, Snap};
+use crate::walk::MAX_HEIGHT;
+use core::mem::MaybeUninit;
 
 /// Largest absent run in a leaf covering `min..=max`.
 ///
@@ -158,14 +166,59 @@ type Found = Result<Option<u64>, Raced>;
 /// internal node `node`, a sibling on the far side of the near-edge child.
 /// Its bounds are pivots except on the far side, where the node's own bound
 /// `edge` (its `min` in a top-down search, else its `max`) may be needed.
-/// The node is looked at again only if the fallback is taken: an internal
-/// node's count never changes while readers can see it, only its child
-/// pointers and records do.
+/// The node is read again when the fallback is taken: an internal node's
+/// count never changes while readers can see it, only its child pointers
+/// and records do.
 #[derive(Clone, Copy)]
 struct Fallback {
     node: NodePtr,
     slot: usize,
     edge: u64,
+}
+
+/// A level of the near-edge walk whose far-side siblings may hold the
+/// answer: the internal node, the near-edge child it took, and the node's
+/// bound on the far side (as in [`Fallback`]).
+#[derive(Clone, Copy)]
+struct Note {
+    node: NodePtr,
+    near: usize,
+    edge: u64,
+}
+
+/// The levels a near-edge walk noted, root first. Not initialised up front:
+/// a search is a few hundred instructions, and zeroing room for the tallest
+/// tree would add a tenth.
+struct Notes {
+    levels: [MaybeUninit<Note>; MAX_HEIGHT],
+    len: usize,
+}
+
+impl Notes {
+    #[inline(always)]
+    fn new() -> Notes {
+        Notes {
+            levels: [const { MaybeUninit::uninit() }; MAX_HEIGHT],
+            len: 0,
+        }
+    }
+
+    /// Notes the next level down. A walk passes fewer internal nodes than
+    /// the tree's height, which never exceeds `MAX_HEIGHT`; a push past
+    /// that would mean a broken tree, and panics.
+    #[inline(always)]
+    fn push(&mut self, note: Note) {
+        self.levels[self.len] = MaybeUninit::new(note);
+        self.len += 1;
+    }
+
+    /// The levels noted, deepest first.
+    fn deepest_first(&self) -> impl Iterator<Item = Note> + '_ {
+        self.levels[..self.len].iter().rev().map(|note| {
+            // SAFETY: `push` wrote every level below `len`.
+            unsafe { note.assume_init() }
+        })
+    }
 }
 
 /// The slots of a leaf that hold no value, as bits.
@@ -225,7 +278,7 @@ impl<W: Want> Walk<W> {
         let (lo, hi) = self.0.window();
         let need = self.0.need();
         let (mut node, mut min, mut max) = (root, 0, u64::MAX);
-        let mut fallback: Option<Fallback> = None;
+        let mut notes = Notes::new();
         loop {
             let n = node.snap();
             if n.is_leaf() {
@@ -248,29 +301,15 @@ impl<W: Want> Walk<W> {
                 n.slot_of(lo)
             };
             let (s, e) = (n.slot_start(j, min), n.slot_end(j, max));
-            // Siblings on the far side, up to the one holding the far edge.
+            // With the far edge beyond this child, its far-side siblings
+            // may hold the answer if the walk fails below: note the level.
             let far_inside = if REV { s > lo } else { e < hi };
             if far_inside {
-                let mut i = j;
-                while if REV { i > 0 } else { i + 1 < count } {
-                    i = if REV { i - 1 } else { i + 1 };
-                    if n.gap(i) >= need {
-                        fallback = Some(Fallback {
-                            node,
-                            slot: i,
-                            edge: if REV { min } else { max },
-                        });
-                        break;
-                    }
-                    let reaches = if REV {
-                        n.slot_start(i, min) <= lo
-                    } else {
-                        n.slot_end(i, max) >= hi
-                    };
-                    if reaches {
-                        break;
-                    }
-                }
+                notes.push(Note {
+                    node,
+                    near: j,
+                    edge: if REV { min } else { max },
+                });
             }
             if n.gap(j) < need {
                 break;
@@ -280,7 +319,7 @@ impl<W: Want> Walk<W> {
             }
             (node, min, max) = (n.child(j), s, e);
         }
-        let Some(f) = fallback else {
+        let Some(f) = self.fallback::<REV>(&notes) else {
             return Ok(None);
         };
         // The slot lies on the far side of the near-edge child, so only
@@ -293,6 +332,41 @@ impl<W: Want> Walk<W> {
         } else {
             self.far_edge::<REV>(child, s, e)
         }
+    }
+
+    /// Where to go when the near edge fails: at the deepest noted level
+    /// that has one (it lies nearest to the edge), the nearest sibling on
+    /// the far side of the near-edge child whose record fits, looking no
+    /// further than the one holding the far edge.
+    #[inline(always)]
+    fn fallback<const REV: bool>(&self, notes: &Notes) -> Option<Fallback> {
+        let (lo, hi) = self.0.window();
+        let need = self.0.need();
+        for Note { node, near, edge } in notes.deepest_first() {
+            // An internal node's count never changes while it is reachable.
+            let n = node.peek();
+            let count = n.count();
+            let mut i = near;
+            while if REV { i > 0 } else { i + 1 < count } {
+                i = if REV { i - 1 } else { i + 1 };
+                if n.gap(i) >= need {
+                    return Some(Fallback {
+                        node,
+                        slot: i,
+                        edge,
+                    });
+                }
+                let reaches = if REV {
+                    n.slot_start(i, edge) <= lo
+                } else {
+                    n.slot_end(i, edge) >= hi
+                };
+                if reaches {
+                    break;
+                }
+            }
+        }
+        None
     }
 
     /// The nearest fit in a leaf covering `min..=max`, clipped to the window.

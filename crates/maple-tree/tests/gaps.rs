@@ -322,6 +322,44 @@ fn guards_search_the_published_tree() {
     assert_eq!(r.find_gap_aligned(30, 32, 5..5), None);
 }
 
+/// A search notes the levels where the window reaches past the near-edge
+/// child, and looks at their far-side siblings only when the walk fails
+/// below: free runs of 1 to 4 indices, a few widened, and requests of up to
+/// 12, so that the near edge often fails and the answer lies in a sibling
+/// at every depth, or nowhere. Sized down under Miri, which checks the
+/// storage of the notes.
+#[test]
+fn fallbacks_at_every_depth() {
+    let n = sized(3_000, 150);
+    let mut rng = Rng(77);
+    let mut m: Model<u64> = Model::new();
+    let mut t = MapleTree::new_alloc();
+    let mut pos = 0u64;
+    for i in 0..n {
+        let s = pos + 1 + rng.below(4);
+        let e = s + rng.below(8);
+        t.insert(s..=e, i);
+        m.insert(s, e, i);
+        pos = e + 1;
+    }
+    for _ in 0..10 {
+        let a = rng.below(pos);
+        let b = a + 5 + rng.below(20);
+        t.remove_range(a..=b);
+        m.remove_range(a, b);
+    }
+    t.validate().unwrap();
+    assert!(t.stats().height >= 3);
+    for q in 0..sized(2_000, 60) {
+        let size = 1 + rng.below(12);
+        let lo = rng.below(pos);
+        let hi = lo + rng.below(pos / 2 + 1);
+        let want = (m.find_gap(size, lo, hi), m.find_gap_rev(size, lo, hi));
+        let got = (t.find_gap(size, lo..=hi), t.find_gap_rev(size, lo..=hi));
+        assert_eq!(got, want, "query {q}: size {size} in {lo}..={hi}");
+    }
+}
+
 /// `find_gap`, `find_gap_rev` and their aligned forms against the model in
 /// trees four levels
 /// tall, so that windows split at every height: ranges laid out with
