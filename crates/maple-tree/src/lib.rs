@@ -86,11 +86,11 @@
 //! when `V: Sync`); the others ([`IterMut`], [`RangeMut`], [`ValuesMut`],
 //! [`CursorMut`], [`Entry`], [`ExtractIf`], [`IntoIter`], [`IntoKeys`],
 //! [`IntoValues`]) like `&mut MapleTree<V>` (`Send` when `V: Send`, `Sync`
-//! when `V: Sync`). So an iterator can be held across an `.await` in a
-//! `Send` future, or handed to a scoped thread. An [`RcuMapleTree`]'s
-//! [`ReadGuard`] pins the epoch of the thread that took it and stays there;
-//! the iterators it hands out may go to other (scoped) threads while it
-//! lives.
+//! when `V: Sync`; [`ExtractIf`] also needs its predicate to be). So an
+//! iterator can be held across an `.await` in a `Send` future, or handed
+//! to a scoped thread. An [`RcuMapleTree`]'s [`ReadGuard`] pins the epoch
+//! of the thread that took it and stays there; the iterators it hands out
+//! may go to other (scoped) threads while it lives.
 //!
 //! The read-only views are also `Clone`, for any `V`: a clone goes on from
 //! where the original stands. Every view is `Debug`: an iterator prints the
