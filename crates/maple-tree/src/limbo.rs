@@ -17,10 +17,13 @@
 //! Values are dropped exactly once, here, after the grace period. A node
 //! copied into a rebuilt node keeps a bitwise copy of each small value it
 //! held; the old node is only ever freed as memory, its copies never dropped.
+//! A small value without drop glue (an integer, say) is therefore not kept
+//! here at all when it is removed: dropping it does nothing, and readers
+//! read it in the old node, which waits here.
 
 #![cfg_attr(not(feature = "std"), allow(dead_code))]
 
-use crate::node::{NodePtr, Word};
+use crate::node::{is_inline, NodePtr, Word};
 use crate::pool::NodePool;
 use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::tree::MapleTree;
@@ -84,6 +87,17 @@ impl Limbo {
         self.current += 1;
     }
 
+    /// Retires a value of `V` that a write removed: it is dropped after
+    /// the readers that may still see it have left. A value that lives in
+    /// its slot word and has no drop glue owns nothing, so it is not kept:
+    /// readers read it in the old node's copy, which waits here as a node.
+    #[inline]
+    pub(crate) fn push_value<V>(&mut self, word: Word) {
+        if !is_inline::<V>() || core::mem::needs_drop::<V>() {
+            self.push(Garbage::Value(word));
+        }
+    }
+
     /// Closes the current batch; returns its generation (None if empty).
     pub(crate) fn seal(&mut self) -> Option<u64> {
         if self.current == 0 {
@@ -112,6 +126,14 @@ impl Limbo {
         self.sealed.len() + (self.current != 0) as usize
     }
 
+    /// Whether the oldest batch is one no reader can see any more.
+    #[inline]
+    fn any_reclaimable(&self) -> bool {
+        self.sealed
+            .front()
+            .is_some_and(|&(generation, _)| generation <= self.safe.load(Ordering::Acquire))
+    }
+
     /// How many of the oldest items belong to batches no reader can see any
     /// more; forgets those batches (their items are the caller's to free).
     fn take_reclaimable(&mut self) -> usize {
@@ -130,7 +152,21 @@ impl Limbo {
 
 impl<V> MapleTree<V> {
     /// Frees the batches no reader can see any more.
+    ///
+    /// Called after every write, and usually nothing is ready: that is
+    /// checked inline, the freeing is a call.
+    #[inline]
     pub(crate) fn reclaim(&mut self) {
+        if self
+            .limbo_mut()
+            .is_some_and(|limbo| limbo.any_reclaimable())
+        {
+            self.reclaim_ready();
+        }
+    }
+
+    #[inline(never)]
+    fn reclaim_ready(&mut self) {
         let (pool, Some(limbo)) = self.pool_and_limbo_mut() else {
             return;
         };

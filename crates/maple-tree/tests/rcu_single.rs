@@ -142,3 +142,47 @@ fn entering_and_leaving_rcu_mode_keeps_the_entries() {
     back.validate().unwrap();
     assert_eq!(back.get(3), Some(&1000));
 }
+
+#[test]
+fn small_values_replaced_under_a_reader_stay_readable() {
+    // `u64`s live in their slot words and have no drop glue: the tree does
+    // not keep them for the readers, who read them in the replaced leaves,
+    // which are kept.
+    let n = if cfg!(miri) { 40 } else { 400 };
+    let tree = RcuMapleTree::new();
+    {
+        let mut w = tree.write();
+        for i in 0..n {
+            w.insert(10 * i..=10 * i + 5, i);
+        }
+    }
+    let reader = tree.read();
+    let held: Vec<(u64, &u64)> = (0..n).map(|i| (i, reader.get(10 * i).unwrap())).collect();
+    for i in 0..n {
+        let mut w = tree.write();
+        match i % 3 {
+            // Inside one entry: the leaf gains two slots.
+            0 => w.insert(10 * i + 1..=10 * i + 2, 1000 + i),
+            // Exactly one entry.
+            1 => w.insert(10 * i..=10 * i + 5, 1000 + i),
+            // The entry and the gap after it.
+            _ => {
+                w.remove(10 * i);
+            }
+        }
+    }
+    for &(i, r) in &held {
+        assert_eq!(*r, i, "a held reference changed");
+    }
+    drop(reader);
+    let plain = tree.into_inner();
+    plain.validate().unwrap();
+    for i in 0..n {
+        let want = match i % 3 {
+            0 => Some(i),
+            1 => Some(1000 + i),
+            _ => None,
+        };
+        assert_eq!(plain.get(10 * i).copied(), want, "entry {i}");
+    }
+}

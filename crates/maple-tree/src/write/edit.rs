@@ -488,7 +488,7 @@ impl<V> MapleTree<V> {
         if let Some(limbo) = self.limbo_mut() {
             let mut removed = 0;
             for i in (from..to).filter(|&i| leaf.is_present(i)) {
-                limbo.push(Garbage::Value(leaf.word(i)));
+                limbo.push_value::<V>(leaf.word(i));
                 removed += 1;
             }
             self.entries_removed(removed);

@@ -1,15 +1,17 @@
-//! The in-place write paths: exact fit, append (`mas_wr_append`), and the in-place
-//! leaf splice.
+//! The one-leaf write paths: exact fit, append (`mas_wr_append`), and the
+//! leaf splice, in place or into a copy of the leaf.
 //!
 //! Exact fit replaces one slot word; append writes the new slots past the
-//! leaf's last one and then publishes them with one header store, so both
-//! are safe with concurrent readers. The splice moves slots inside the leaf
-//! (and a leaf it overflows is first split in place, its parent taking the
-//! new half), so it is used only outside RCU mode. All of them keep the
-//! path valid but the appending split, which leaves it to be walked again.
+//! leaf's last one and then publishes them with one header store. The
+//! in-place splice moves slots inside the leaf (and a leaf it overflows is
+//! first split in place, its parent taking the new half), so it is used
+//! only outside RCU mode; there, the copying splice writes the leaf's new
+//! contents into a new leaf and links it with one pointer store. All of
+//! them keep the path valid but the appending split, which leaves it to be
+//! walked again.
 
 use crate::displaced::Displace;
-use crate::node::{value_word, Kind, LEAF_SLOTS};
+use crate::node::{value_word, Kind, NodePtr, Word, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::{Level, Path};
 use core::ops::RangeInclusive;
@@ -162,6 +164,77 @@ enum Piece {
     Left,
     /// The part of the cut entry right of the range.
     Right,
+}
+
+/// The value words a leaf splice writes: the stored value and the parts of
+/// the entries it cuts, made (by `split`) before anything changes.
+struct Pieces {
+    new: Option<Word>,
+    left: Option<Word>,
+    right: Option<Word>,
+    /// How many of them there are: the entries the splice adds.
+    made: usize,
+}
+
+impl Pieces {
+    /// The pieces of `splice` storing `value` over `first..=last` in
+    /// `leaf`: the part of the entry it cuts at each end gets
+    /// `split(&old, part)`.
+    #[inline(always)]
+    fn make<V, S>(
+        leaf: &Level,
+        splice: &Splice,
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+    ) -> Self
+    where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+    {
+        let node = leaf.node;
+        let (s, e) = (splice.start, splice.end);
+        let left = (first > s && node.is_present(splice.a)).then(|| {
+            // SAFETY: a leaf of this tree, whose values are `V`s; the
+            // reference ends with the call.
+            split(unsafe { node.value::<V>(splice.a) }, s..=first - 1)
+        });
+        let right = (last < e && node.is_present(splice.b)).then(|| {
+            // SAFETY: as above.
+            split(unsafe { node.value::<V>(splice.b) }, last + 1..=e)
+        });
+        let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
+        Pieces {
+            new: value.map(value_word),
+            left: left.map(value_word),
+            right: right.map(value_word),
+            made,
+        }
+    }
+
+    /// Writes the splice's new slots `from..from + n` into leaf `node`:
+    /// their pivots (but the leaf's last) and their words, each piece moved
+    /// into its slot. Returns their present bits.
+    #[inline(always)]
+    fn write(&mut self, node: NodePtr, splice: &Splice) -> u32 {
+        let mut bits = 0;
+        for (k, &(end, p)) in (splice.from..).zip(&splice.items[..splice.n]) {
+            if k + 1 < splice.new_count {
+                node.set_pivot(k, end);
+            }
+            let word = match p {
+                Piece::Absent => None,
+                Piece::New => self.new.take(),
+                Piece::Left => self.left.take(),
+                Piece::Right => self.right.take(),
+            };
+            if let Some(w) = word {
+                // SAFETY: `w` encodes a `V` (the new value or a split piece).
+                unsafe { node.set_value_word(k, w) };
+                bits |= 1 << k;
+            }
+        }
+        bits
+    }
 }
 
 /// Which edge of its leaf a splice leaves a new absent slot at, where the
@@ -416,7 +489,7 @@ impl<V> MapleTree<V> {
         path: &Path,
         splice: &Splice,
         (first, last): (u64, u64),
-        mut value: Option<V>,
+        value: Option<V>,
         split: &mut S,
         displaced: &mut D,
     ) where
@@ -426,11 +499,8 @@ impl<V> MapleTree<V> {
         let Splice {
             a,
             b,
-            start: s,
-            end: e,
             from,
             to,
-            items,
             n,
             new_count,
             ..
@@ -440,18 +510,7 @@ impl<V> MapleTree<V> {
         let count = node.count();
         // Make the pieces before changing anything (a panicking split
         // leaves the tree as it was).
-        let left = (first > s && node.is_present(a)).then(|| {
-            // SAFETY: a leaf of this tree, whose values are `V`s; the
-            // reference ends with the call.
-            split(unsafe { node.value::<V>(a) }, s..=first - 1)
-        });
-        let right = (last < e && node.is_present(b)).then(|| {
-            // SAFETY: as above.
-            split(unsafe { node.value::<V>(b) }, last + 1..=e)
-        });
-        let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
-        let (mut left, mut right) = (left.map(value_word), right.map(value_word));
-        let mut new = value.take().map(value_word);
+        let mut pieces = Pieces::make(&leaf, splice, (first, last), value, split);
         for i in a..=b {
             if node.is_present(i) {
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
@@ -473,28 +532,102 @@ impl<V> MapleTree<V> {
         // leave behind is either overwritten below (`from..from + n`) or
         // lies past the new count, and the bits are rebuilt from scratch.
         unsafe { node.move_leaf_tail(to + 1, from + n, tail_len) };
-        let mut bits = u32::from(node.present_bits()) & ((1u32 << from) - 1);
+        let mut bits = pieces.write(node, splice);
+        bits |= u32::from(node.present_bits()) & ((1u32 << from) - 1);
         bits |= tail_bits << (from + n);
-        for (k, &(end, p)) in (from..).zip(&items[..n]) {
-            if k + 1 < new_count {
-                node.set_pivot(k, end);
-            }
-            let word = match p {
-                Piece::Absent => None,
-                Piece::New => new.take(),
-                Piece::Left => left.take(),
-                Piece::Right => right.take(),
-            };
-            if let Some(w) = word {
-                // SAFETY: `w` encodes a `V` (the new value or a split piece).
-                unsafe { node.set_value_word(k, w) };
-                bits |= 1 << k;
-            }
-        }
-        let bits = bits as u16;
-        node.publish_leaf(new_count, bits);
-        self.entries_added(made);
+        node.publish_leaf(new_count, bits as u16);
+        self.entries_added(pieces.made);
         self.refresh_leaf_gap(path);
+    }
+
+    /// Carries out a [`plain`](Splice::plain) `splice` (from
+    /// [`plan_splice`](Self::plan_splice) for the same store) with readers
+    /// about (RCU mode): the leaf's new contents are written into a new
+    /// leaf, which one pointer store puts in the old one's place, as the
+    /// kernel's node store does in RCU mode. The old leaf and the values
+    /// the store removes wait in the limbo for the readers that may still
+    /// see them.
+    ///
+    /// This is the work of a rebuild of one leaf without the rebuild's
+    /// generality: the slots before and after the rewrite are copied as
+    /// they are, and nothing above the leaf but its parent's child pointer
+    /// (and recorded gaps) changes.
+    pub(super) fn store_splice_copy<S>(
+        &mut self,
+        path: &mut Path,
+        splice: &Splice,
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+    {
+        debug_assert!(splice.plain());
+        let Splice {
+            a,
+            b,
+            from,
+            to,
+            n,
+            new_count,
+            ..
+        } = *splice;
+        let leaf = *path.leaf();
+        let old = leaf.node;
+        let count = old.count();
+        // Made before anything changes: a panicking split leaves the tree
+        // as it was.
+        let mut pieces = Pieces::make(&leaf, splice, (first, last), value, split);
+        let new = self.pool_mut().alloc_or_abort(Kind::Leaf);
+        // The old leaf keeps the words copied out of it: this tree never
+        // reads it as a whole again, only readers that started before the
+        // new leaf is linked do, and its memory is freed without dropping
+        // them.
+        // SAFETY: two distinct leaves; slots `..from` of the old one land
+        // at `..from` of the new one.
+        unsafe { old.copy_leaf_slots(0, new, 0, from) };
+        if from > 0 {
+            // Slot `from - 1` is not the old leaf's last: its end is a pivot.
+            new.set_pivot(from - 1, old.pivot(from - 1));
+        }
+        let tail_len = count - to - 1;
+        // SAFETY: two distinct leaves; slots `to + 1..count` of the old one
+        // land at `from + n..new_count` of the new one, and `new_count <=
+        // LEAF_SLOTS` (the splice is plain).
+        unsafe { old.copy_leaf_slots(to + 1, new, from + n, tail_len) };
+        let old_bits = u32::from(old.present_bits());
+        let mut bits = old_bits & ((1u32 << from) - 1);
+        bits |= (old_bits >> (to + 1)) << (from + n);
+        bits |= pieces.write(new, splice);
+        new.publish_leaf(new_count, bits as u16);
+
+        // The covered entries' values stay readable in the old leaf until
+        // the readers that may hold them have left.
+        let limbo = self
+            .limbo_mut()
+            .expect("the copying splice is taken only in RCU mode");
+        let mut removed = 0;
+        for i in (a..=b).filter(|&i| old.is_present(i)) {
+            limbo.push_value::<V>(old.leaf_word(i));
+            removed += 1;
+        }
+        self.entries_removed(removed);
+        self.entries_added(pieces.made);
+
+        // Readers find the new leaf from here on.
+        path.leaf_mut().node = new;
+        if self.height() == 1 {
+            self.set_top(Some(new), 1);
+        } else {
+            let up = path.lv[1];
+            up.node.set_child(up.idx, new);
+            self.refresh_leaf_gap(path);
+        }
+        // SAFETY: the new leaf is linked in the old one's place, which
+        // nothing links any more and which is retired once; in RCU mode it
+        // waits for the readers.
+        unsafe { self.retire_node(old) };
+        self.count_path(|p| &mut p.node_rewrite);
     }
 
     /// Carries out a splice that is not [`plain`](Splice::plain): one that

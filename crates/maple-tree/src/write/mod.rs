@@ -19,7 +19,10 @@
 //!    (`siblings.rs`): the absent slots become one by moving the boundary,
 //!    and a sibling under the same parent merges with the leaf or shares
 //!    its slots with it;
-//! 4. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
+//! 4. **copying splice** (`fast.rs`, RCU mode only): a splice that fits its
+//!    leaf and keeps to it, written into a new leaf that one pointer store
+//!    links in the old one's place, for readers may be inside the old one;
+//! 5. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
 //!    rebalance when a node falls under its minimum, root growth and collapse
@@ -29,7 +32,8 @@
 //!    place (not in RCU mode) instead of a new parent being built.
 //!
 //! Storing "absent" over an absent range changes nothing. In RCU mode the
-//! plan avoids the paths readers must not watch (exact fit and splice);
+//! plan avoids the paths readers must not watch (exact fit and the in-place
+//! splice, which the copying splice replaces);
 //! `plan.rs` is the only place that decides this, and the only place that
 //! knows how many nodes each path can take ([`MapleTree::preallocate`]).
 //!
@@ -117,6 +121,9 @@ impl<V> MapleTree<V> {
                     path.low = self.store_general(path, first, last, value, split, displaced);
                     return;
                 }
+            }
+            (Plan::CopySplice(splice), value) => {
+                self.store_splice_copy(path, &splice, (first, last), value, split);
             }
             (Plan::Rebuild, value) => {
                 path.low = self.store_general(path, first, last, value, split, displaced);

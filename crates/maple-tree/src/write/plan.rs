@@ -36,6 +36,10 @@ pub(super) enum Plan {
     /// sibling: `fast.rs`, `store_hard_splice`), or else rebuilds after
     /// all.
     Splice(Splice),
+    /// With readers about (RCU mode), a [`plain`](Splice::plain) splice
+    /// written into a new leaf, which replaces the old one with one pointer
+    /// store (the kernel's node store in RCU mode).
+    CopySplice(Splice),
     /// The touched leaves are rebuilt into new nodes and the change carried
     /// up: node rewrite, split, spanning store, rebalance, root growth or
     /// collapse (`edit.rs`).
@@ -50,6 +54,7 @@ enum Route {
     Append,
     AppendSplit,
     Splice,
+    CopySplice,
     /// Within a rebuild: the new nodes are put into their parent in place
     /// of the old ones, instead of a new parent being built.
     ParentSplice,
@@ -60,15 +65,15 @@ impl Route {
     /// this path's changes.
     ///
     /// An append writes only slots past the leaf's published count and then
-    /// publishes them with one release store of the header; a rebuild
-    /// publishes finished nodes with one pointer store. Both leave every node
-    /// a reader can reach whole at every moment. An exact fit would drop the
+    /// publishes them with one release store of the header; a copying
+    /// splice and a rebuild publish finished nodes with one pointer store.
+    /// They leave every node a reader can reach whole at every moment. An exact fit would drop the
     /// value a reader may be reading, and a splice (of a leaf's slots or a
     /// parent's children) moves slots under readers, so none is taken then.
     const fn safe_with_readers(self) -> bool {
         match self {
             Route::ExactFit | Route::AppendSplit | Route::Splice | Route::ParentSplice => false,
-            Route::Append => true,
+            Route::Append | Route::CopySplice => true,
         }
     }
 }
@@ -90,7 +95,7 @@ impl Plan {
         match self {
             Plan::Nothing | Plan::ExactFit | Plan::Append => 0,
             Plan::Splice(splice) if splice.plain() => 0,
-            Plan::IntoEmpty => 1,
+            Plan::IntoEmpty | Plan::CopySplice(_) => 1,
             // A split takes one leaf (a boundary move or a merge, none); a
             // rebuild, when none of them can be done in place, its own
             // bound.
@@ -164,6 +169,12 @@ impl<V> MapleTree<V> {
         if may(Route::Splice) {
             if let Some(splice) = self.plan_splice(path, first, last, has_value) {
                 return Plan::Splice(splice);
+            }
+        } else if may(Route::CopySplice) {
+            if let Some(splice) = self.plan_splice(path, first, last, has_value) {
+                if splice.plain() {
+                    return Plan::CopySplice(splice);
+                }
             }
         }
         Plan::Rebuild
