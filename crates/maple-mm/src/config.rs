@@ -78,10 +78,50 @@ fn pkeys_default() -> bool {
     true
 }
 
+/// The least gap `mmap_base` keeps below the top of the address space.
+const MMAP_GAP_MIN: u64 = 128 << 20;
+
+impl Config {
+    /// The configuration of a process whose stack rlimit (`RLIMIT_STACK`,
+    /// the soft limit) is `rlimit` bytes, `None` for unlimited: the default
+    /// one with `stack_rlimit` and `mmap_base` set as Linux sets them at
+    /// `execve` (`mmap_base()` in arch/x86/mm/mmap.c, without
+    /// randomization): `TASK_SIZE` less a gap of the rlimit plus the stack
+    /// guard gap, that gap kept between 128 MiB and five sixths of
+    /// `TASK_SIZE`. So any rlimit up to 127 MiB gives the default layout,
+    /// and an unlimited one starts placements at about a sixth of the
+    /// address space (top-down still: Linux 6.x no longer switches to the
+    /// legacy bottom-up layout for an unlimited stack).
+    ///
+    /// ```
+    /// use maple_mm::Config;
+    /// assert_eq!(Config::with_stack_rlimit(Some(8 << 20)), Config::default());
+    /// let big = Config::with_stack_rlimit(Some(512 << 20));
+    /// assert_eq!(big.mmap_base, 0x7fff_dfef_f000);
+    /// let unlimited = Config::with_stack_rlimit(None);
+    /// assert_eq!(unlimited.mmap_base, 0x1555_5555_6000);
+    /// ```
+    pub fn with_stack_rlimit(rlimit: Option<u64>) -> Config {
+        let mut c = Config::default();
+        let gap_max = c.task_size / 6 * 5;
+        // Linux adds the guard gap unless that overflows (an unlimited
+        // rlimit is all ones); either way the gap is clamped.
+        let gap = match rlimit {
+            Some(r) => r.checked_add(c.stack_guard_gap).unwrap_or(r),
+            None => u64::MAX,
+        };
+        let gap = gap.clamp(MMAP_GAP_MIN, gap_max);
+        c.mmap_base = page_align(c.task_size - gap).unwrap_or(c.task_size);
+        c.stack_rlimit = rlimit.unwrap_or(u64::MAX);
+        c
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         let task_size = TASK_SIZE;
-        let gap = 128 << 20; // max(8 MiB rlimit + 1 MiB guard, 128 MiB)
+        // max(8 MiB rlimit + 1 MiB guard, 128 MiB), as `with_stack_rlimit`.
+        let gap = MMAP_GAP_MIN;
         Config {
             task_size,
             mmap_base: (task_size - gap) & !(PAGE_SIZE - 1),

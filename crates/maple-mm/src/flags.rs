@@ -157,6 +157,9 @@ flag_type! {
         FIXED = 0x10;
         /// `MAP_ANONYMOUS`: not backed by a file (the file argument is ignored).
         ANONYMOUS = 0x20;
+        /// `MAP_32BIT` (x86-64): placed in the first 2 GiB, bottom-up from
+        /// 1 GiB; ignored with `MAP_FIXED`.
+        BIT32 = 0x40;
         /// `MAP_GROWSDOWN`: a stack that grows down on faults below it.
         GROWSDOWN = 0x0100;
         /// `MAP_DENYWRITE`: ignored, as by Linux.

@@ -7,7 +7,7 @@
 //! - the memory system calls with Linux's semantics and error codes:
 //!   [`mmap`](AddressSpace::mmap) (top-down placement below `mmap_base`
 //!   with the stack guard gap, hints, `MAP_FIXED`, `MAP_FIXED_NOREPLACE`,
-//!   `MAP_GROWSDOWN`, shared / private, anonymous / file),
+//!   `MAP_GROWSDOWN`, `MAP_32BIT`, shared / private, anonymous / file),
 //!   [`munmap`](AddressSpace::munmap), [`mprotect`](AddressSpace::mprotect),
 //!   [`mremap`](AddressSpace::mremap), [`brk`](AddressSpace::brk) and
 //!   [`madvise`](AddressSpace::madvise), the memory locks

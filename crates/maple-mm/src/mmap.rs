@@ -4,7 +4,7 @@ use crate::config::{offset_in_page, page_align, PAGE_SHIFT, PAGE_SIZE};
 use crate::error::Errno;
 use crate::flags::{MapFlags, Prot, VmFlags};
 use crate::memory::Phys;
-use crate::placement::thp_offset;
+use crate::placement::{thp_offset, Window};
 use crate::space::{AddressSpace, Inner};
 use crate::vma::{Backing, FileId, OpenFile, Vma};
 
@@ -25,7 +25,8 @@ impl AddressSpace {
     ///   (`ENOMEM` on overflow); offset + length overflowing → `EOVERFLOW`;
     ///   `map_count > max_map_count` → `ENOMEM`;
     /// - placement (`get_unmapped_area`): top-down below `mmap_base` with
-    ///   the stack guard gap, hint honoured if free, transparent-huge-page
+    ///   the stack guard gap (`MAP_32BIT`: bottom-up from 1 GiB, below
+    ///   2 GiB, `ENOMEM` if nothing fits there), hint honoured if free, transparent-huge-page
     ///   alignment of private anonymous mappings without a hint whose length
     ///   is a multiple of 2 MiB and of files whose file system asks for it
     ///   (see [`OpenFile::thp_aligned`]); `MAP_FIXED` taken as is (page
@@ -34,8 +35,8 @@ impl AddressSpace {
     /// - `MAP_LOCKED` without the right to lock → `EPERM`; a locked mapping
     ///   beyond `RLIMIT_MEMLOCK` → `EAGAIN` (see [`Config::memlock_limit`](crate::Config::memlock_limit));
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
-    /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` or
-    ///   `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
+    /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` (files
+    ///   only) or `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
     ///   `MAP_SYNC` and `MAP_FIXED_NOREPLACE` (`EOPNOTSUPP`); the file must be open for reading
     ///   (`EACCES`); `MAP_SHARED` with `PROT_WRITE` needs it open for
     ///   writing (`EACCES`), and a shared mapping of a file open read-only
@@ -182,7 +183,12 @@ impl Inner {
         let sharing = flags & MapFlags::TYPE;
         let shared = sharing == MapFlags::SHARED || sharing == MapFlags::SHARED_VALIDATE;
         let thp = thp_offset(file, shared, addr, len, pgoff);
-        let addr = self.get_unmapped_area_thp(addr, len, fixed, thp)?;
+        let window = if flags.contains(MapFlags::BIT32) {
+            Window::Low32
+        } else {
+            Window::Whole
+        };
+        let addr = self.get_unmapped_area_in(addr, len, fixed, thp, window)?;
         let end = addr + len;
         if flags.contains(MapFlags::FIXED_NOREPLACE) && self.vmas.range(addr..end).next().is_some()
         {
@@ -248,6 +254,11 @@ impl Inner {
                 (Backing::File(f.id), pgoff)
             }
             None if shared => {
+                // do_mmap: anonymous memory knows only MAP_SHARED and
+                // MAP_PRIVATE; MAP_SHARED_VALIDATE is for files.
+                if sharing == MapFlags::SHARED_VALIDATE {
+                    return Err(Errno::EINVAL);
+                }
                 if vmf.contains(VmFlags::GROWSDOWN) {
                     return Err(Errno::EINVAL);
                 }

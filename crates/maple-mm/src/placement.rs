@@ -5,6 +5,10 @@
 //! that fails, the lowest free range above `mmap_legacy_base` (bottom-up
 //! fallback, `unmapped_area`).
 //!
+//! `MAP_32BIT` placements are searched bottom-up inside `0x40000000..
+//! 0x80000000` instead (`find_start_end`, without randomization), a hint
+//! being used only when it fits there.
+//!
 //! Transparent huge pages (`__get_unmapped_area`, `thp_get_unmapped_area`,
 //! Linux 6.18) add one rule: some mappings are placed so that their pages
 //! can be backed by 2 MiB pages:
@@ -51,6 +55,19 @@ pub(crate) fn thp_offset(
     }
 }
 
+/// Where a placement may go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Window {
+    /// Anywhere in the task: top-down below `mmap_base`, then bottom-up.
+    Whole,
+    /// `MAP_32BIT`: bottom-up inside [`LOW32`].
+    Low32,
+}
+
+/// `MAP_32BIT`'s window on x86-64 (`find_start_end`): from 1 GiB (not
+/// randomized, as under `setarch -R`) to 2 GiB.
+const LOW32: (u64, u64) = (0x4000_0000, 0x8000_0000);
+
 impl Inner {
     /// `get_unmapped_area` for `len` bytes (already page aligned): `addr`
     /// itself when `fixed`, else a placement (with `addr` as hint).
@@ -72,6 +89,19 @@ impl Inner {
         fixed: bool,
         thp_off: Option<u64>,
     ) -> Result<u64, Errno> {
+        self.get_unmapped_area_in(addr, len, fixed, thp_off, Window::Whole)
+    }
+
+    /// [`get_unmapped_area_thp`](Self::get_unmapped_area_thp) searching
+    /// `window` (`MAP_32BIT`'s, for `mmap`).
+    pub(crate) fn get_unmapped_area_in(
+        &self,
+        addr: u64,
+        len: u64,
+        fixed: bool,
+        thp_off: Option<u64>,
+        window: Window,
+    ) -> Result<u64, Errno> {
         let cfg = &self.cfg;
         if len > cfg.task_size {
             return Err(Errno::ENOMEM);
@@ -79,9 +109,9 @@ impl Inner {
         let addr = if fixed {
             addr
         } else {
-            match thp_off.and_then(|off| self.thp_search(addr, len, off)) {
+            match thp_off.and_then(|off| self.thp_search(addr, len, off, window)) {
                 Some(a) => a,
-                None => self.search(addr, len)?,
+                None => self.search(addr, len, window)?,
             }
         };
         if addr > cfg.task_size - len {
@@ -99,7 +129,7 @@ impl Inner {
     /// `__thp_get_unmapped_area`: `None` when the mapped part of the file
     /// (`off .. off + len`) covers no aligned 2 MiB block or the padded
     /// search fails; the caller then places without alignment.
-    fn thp_search(&self, hint: u64, len: u64, off: u64) -> Option<u64> {
+    fn thp_search(&self, hint: u64, len: u64, off: u64, window: Window) -> Option<u64> {
         let off_end = off.checked_add(len)?;
         let off_align = off.checked_next_multiple_of(PMD_SIZE)?;
         if off_end <= off_align || off_end - off_align < PMD_SIZE {
@@ -107,12 +137,13 @@ impl Inner {
         }
         let len_pad = len.checked_add(PMD_SIZE)?;
         off.checked_add(len_pad)?;
-        let found = self.search(hint, len_pad).ok()?;
+        let found = self.search(hint, len_pad, window).ok()?;
         if found == hint {
             return Some(hint);
         }
-        // Top-down (MMF_TOPDOWN): a range that already starts aligned moves
-        // up by a whole block, so the mapping ends at the top of the range.
+        // Top-down (MMF_TOPDOWN, which the address space keeps even when
+        // this search was `MAP_32BIT`'s bottom-up one): a range that already
+        // starts aligned moves up by a whole block.
         let off_sub = off.wrapping_sub(found) & (PMD_SIZE - 1);
         if off_sub == 0 {
             Some(found + PMD_SIZE)
@@ -122,9 +153,12 @@ impl Inner {
     }
 
     /// `arch_get_unmapped_area_topdown` (arch/x86/kernel/sys_x86_64.c).
-    fn search(&self, hint: u64, len: u64) -> Result<u64, Errno> {
+    fn search(&self, hint: u64, len: u64, window: Window) -> Result<u64, Errno> {
         if len > self.cfg.task_size {
             return Err(Errno::ENOMEM);
+        }
+        if window == Window::Low32 {
+            return self.search_low32(hint, len);
         }
         let h = hint & !(PAGE_SIZE - 1);
         if h != 0 && self.hint_fits(h, len) {
@@ -138,6 +172,29 @@ impl Inner {
         // back to the bottom-up function here."
         self.unmapped_area(len, self.cfg.mmap_legacy_base, self.cfg.task_size)
             .ok_or(Errno::ENOMEM)
+    }
+
+    /// `arch_get_unmapped_area` for `MAP_32BIT`, where the top-down search
+    /// sends it: the hint if the range fits below 2 GiB and below the next
+    /// VMA's guard gap, else the lowest free range in the window.
+    fn search_low32(&self, hint: u64, len: u64) -> Result<u64, Errno> {
+        let (begin, end) = LOW32;
+        if len > end {
+            return Err(Errno::ENOMEM);
+        }
+        let h = hint & !(PAGE_SIZE - 1);
+        if h != 0 && end - len >= h {
+            // `find_vma`: the first VMA ending above the hint, which may
+            // hold it.
+            let next_ok = match self.vmas.range(h..).next() {
+                Some((_, v)) => h + len <= v.start_gap(self.cfg.stack_guard_gap),
+                None => true,
+            };
+            if next_ok {
+                return Ok(h);
+            }
+        }
+        self.unmapped_area(len, begin, end).ok_or(Errno::ENOMEM)
     }
 
     /// A hint is used when the range fits in the task

@@ -433,6 +433,11 @@ fn mmap_flag_errors() {
             0,
         )
     });
+    // Anonymous memory has no MAP_SHARED_VALIDATE.
+    fails(&mut m, Errno::EINVAL, |m| {
+        let flags = MapFlags::SHARED_VALIDATE | MapFlags::ANONYMOUS;
+        m.mmap(0, P, Prot::RW, flags, None, 0)
+    });
     fails(&mut m, Errno::EOPNOTSUPP, |m| {
         let flags = MapFlags::SHARED_VALIDATE | MapFlags::FIXED_NOREPLACE;
         m.mmap(0x6000_0000, P, Prot::RW, flags, f, 0)

@@ -162,3 +162,33 @@ fn many_mappings_pack_down_and_alternate() {
     assert_eq!(m.map_count(), 200);
     check(&m);
 }
+
+#[test]
+fn map_32bit_places_bottom_up_between_1_and_2_gib() {
+    let mut m = AddressSpace::new();
+    let low = MapFlags::PRIVATE_ANON | MapFlags::BIT32;
+    let map = |m: &mut AddressSpace, hint: u64, len: u64, flags: MapFlags| {
+        m.mmap(hint, len, Prot::RW, flags, None, 0)
+    };
+    assert_eq!(map(&mut m, 0, P, low), Ok(0x4000_0000));
+    assert_eq!(map(&mut m, 0, 2 * P, low), Ok(0x4000_1000));
+    // A multiple of 2 MiB is aligned to 2 MiB, as any anonymous mapping.
+    assert_eq!(map(&mut m, 0, 64 << 20, low), Ok(0x4020_0000));
+    // A free hint inside the window is taken; one above 2 GiB is not.
+    assert_eq!(map(&mut m, 0x5000_0000, P, low), Ok(0x5000_0000));
+    assert_eq!(map(&mut m, 0x9000_0000, P, low), Ok(0x4000_3000));
+    // No fallback outside the window.
+    assert_eq!(
+        map(&mut m, 0, 0x3000_0000, low),
+        Err(maple_mm::Errno::ENOMEM)
+    );
+    // With MAP_FIXED the flag does nothing.
+    assert_eq!(
+        map(&mut m, 0x9000_0000, P, low | MapFlags::FIXED),
+        Ok(0x9000_0000)
+    );
+    // Without it, placement is top-down as usual.
+    let base = m.config().mmap_base;
+    assert_eq!(map(&mut m, 0, P, MapFlags::PRIVATE_ANON), Ok(base - P));
+    check(&m);
+}
