@@ -24,6 +24,7 @@ use super::compare::{compare, Diff};
 use super::decode::{
     clone_kind, decode, fd_number, open_mode, NameArg, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
 };
+use super::exec_layout::exec_config;
 use super::input::{Capture, Phase, Snapshot};
 use super::strace::{Call, Micros, Ret};
 
@@ -561,7 +562,7 @@ impl<'a> Replayer<'a> {
                 brk,
                 config: Config {
                     anon_vma_name: self.cap.anon_vma_names,
-                    ..Config::default()
+                    ..exec_config(&lines)
                 },
                 ..Default::default()
             },

@@ -12,6 +12,7 @@
 mod compare;
 mod decode;
 mod engine;
+mod exec_layout;
 mod input;
 mod strace;
 mod svg;
