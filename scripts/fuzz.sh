@@ -4,7 +4,7 @@
 # cargo-fuzz if it is missing. Called by .ci/run.
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-#   default: 60 seconds for each of tree, tree_panics, mm.
+#   default: 60 seconds for each of tree, tree_panics, mm, rcu.
 # For a long run of one target (new inputs are kept in target/fuzz-corpus):
 #   scripts/fuzz.sh 3600 tree
 set -euo pipefail
@@ -14,7 +14,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(tree tree_panics mm)
+    targets=(tree tree_panics mm rcu)
 fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then
