@@ -361,6 +361,53 @@ fn threads_unfinished_calls_and_vfork() {
     );
 }
 
+/// A hand-made capture: the main thread's `mmap` entered first but was
+/// served after three `mmap`s of another thread (it was preempted before
+/// taking `mmap_lock`): each time the model's placement of the main
+/// thread's call lands where the kernel put one of the other thread's, that
+/// call goes first, with the calls its thread made before it.
+#[test]
+fn a_call_served_after_several_of_another_thread() {
+    let cap = HandMade::new("served_after");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}, 88) = 101\n\
+         3.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffb000\n\
+         4.000000 exit_group(0) = ?\n\
+         4.500000 +++ exited with 0 +++\n",
+    );
+    cap.file(
+        "trace.101",
+        "3.000100 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         3.000200 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffd000\n\
+         3.000300 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffc000\n\
+         3.900000 +++ exited with 0 +++\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let four = "7ffff7ffb000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{four}{stack}"));
+    cap.file(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         3.950000\t100\t100\t2\texit\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("summary: processes=1 calls=4 placements=4 placement_hits=4 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "snapshots=1 snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"
+        ),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture: an `MADV_COLLAPSE` the kernel accepted shows the
 /// program wrote the block (the replay makes that write), but the model's
 /// own checks still decide: the same result on a `MAP_STACK` mapping

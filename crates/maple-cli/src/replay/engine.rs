@@ -408,6 +408,36 @@ fn raced_with(
     None
 }
 
+/// The most races one call is replayed through: calls of other threads
+/// that the kernel served, one after another, before a call that entered
+/// earlier (a thread preempted between its entry and `mmap_lock` while
+/// another thread made eight `mmap`s, in one capture). Each race needs the
+/// evidence [`raced_with`] asks for; the bound only ends the search.
+const MAX_RACES: usize = 64;
+
+/// The calls to apply before call `i`, now that call `j` of another thread
+/// is known to have been served first ([`raced_with`]): `j`, and before it
+/// the memory calls its thread made after call `i` entered (a thread's
+/// calls are served in its order, so those were served first too). When
+/// one of those is not a memory call (a descriptor, `clone` or `execve`),
+/// only `j` goes first, as it went before.
+fn served_before(cap: &Capture, i: usize, j: usize, done: &HashSet<usize>) -> Vec<usize> {
+    let tid = cap.calls[j].tid;
+    let mine: Vec<usize> = (i + 1..=j)
+        .filter(|&k| cap.calls[k].tid == tid && !done.contains(&k))
+        .collect();
+    let all_memory = mine
+        .iter()
+        .all(|&k| matches!(decode(&cap.calls[k]), Ok(Some(_))));
+    if all_memory {
+        mine
+    } else if done.contains(&j) {
+        Vec::new()
+    } else {
+        vec![j]
+    }
+}
+
 /// The program's first write to the mapping at `addr`: the anon_vma its
 /// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
 fn first_write(sp: &mut AddressSpace, addr: u64) {
@@ -1297,13 +1327,25 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
             _ if r.descriptor_call(c) => {}
             name => match decode(c).map_err(|e| format!("{}: {e}", c.origin))? {
                 Some(op) => {
-                    if let Some(j) = r.memory_call(i, c, op.clone(), true) {
-                        let first = &cap.calls[j];
-                        if let Ok(Some(op_j)) = decode(first) {
-                            r.memory_call(j, first, op_j, false);
+                    // Each race found serves the other thread's call (and
+                    // what that thread did before it) first; call `i` is
+                    // then placed again, and may meet another race.
+                    let mut races = 0;
+                    while let Some(j) = r.memory_call(i, c, op.clone(), races < MAX_RACES) {
+                        let first = served_before(cap, i, j, &done_early);
+                        if first.is_empty() {
+                            // Already applied: place call `i` as it comes.
+                            races = MAX_RACES;
+                            continue;
                         }
-                        done_early.insert(j);
-                        r.memory_call(i, c, op, false);
+                        for k in first {
+                            let first = &cap.calls[k];
+                            if let Ok(Some(op_k)) = decode(first) {
+                                r.memory_call(k, first, op_k, false);
+                            }
+                            done_early.insert(k);
+                        }
+                        races += 1;
                     }
                 }
                 None => {
