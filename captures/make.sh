@@ -78,7 +78,9 @@ cap java_parallel java -XX:+UseParallelGC -Xmx512m -XX:ParallelGCThreads=3 -vers
 cap node_buffers  node -e 'const a=[];for(let i=0;i<40;i++)a.push(Buffer.alloc(1<<20,i));const t=new Float64Array(4e6);t.fill(1);console.log(a.length, t.length)'
 
 # Taken after a check on programs and settings the replay had never seen:
-# MAP_32BIT, and a program exec'd under an unlimited stack rlimit.
+# MAP_32BIT, and programs exec'd under an unlimited stack rlimit and in
+# the legacy layout.
 gcc -O1 -o $W/work/map_32bit src/map_32bit.c
 cap map_32bit     $W/work/map_32bit
 cap ls_unlimited_stack sh -c 'ulimit -s unlimited && exec ls /usr'
+cap ls_legacy_layout setarch x86_64 -L -R ls /usr

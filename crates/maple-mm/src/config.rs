@@ -71,6 +71,12 @@ pub struct Config {
     /// as on kernels built without it.
     #[cfg_attr(feature = "serde", serde(default))]
     pub anon_vma_name: bool,
+    /// The legacy layout (`ADDR_COMPAT_LAYOUT`, as under `setarch -L`, or
+    /// `vm.legacy_va_layout`): placements go bottom-up from
+    /// `mmap_legacy_base` (`arch_get_unmapped_area`), with no top-down
+    /// search. Default `false`: the top-down layout below `mmap_base`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub legacy_layout: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -134,6 +140,7 @@ impl Default for Config {
             pkeys: true,
             memlock_limit: None,
             anon_vma_name: false,
+            legacy_layout: false,
         }
     }
 }

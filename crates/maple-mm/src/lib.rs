@@ -37,7 +37,10 @@
 //! and each has its own test in `tests/rules.rs` or `tests/errors.rs`:
 //!
 //! - **Placement**: top-down below `mmap_base` with the stack guard gap,
-//!   bottom-up fallback; transparent-huge-page alignment
+//!   bottom-up fallback (`mmap_base` as a stack rlimit sets it:
+//!   [`Config::with_stack_rlimit`]); `MAP_32BIT` bottom-up between 1 and
+//!   2 GiB; the legacy bottom-up layout ([`Config::legacy_layout`]);
+//!   transparent-huge-page alignment
 //!   (`thp_get_unmapped_area`) of private anonymous mappings without a hint
 //!   whose length is a multiple of 2 MiB (since Linux 6.12; 6.7–6.11 aligned
 //!   every anonymous mapping of at least 2 MiB), of files whose file system

@@ -7,7 +7,9 @@
 //!
 //! `MAP_32BIT` placements are searched bottom-up inside `0x40000000..
 //! 0x80000000` instead (`find_start_end`, without randomization), a hint
-//! being used only when it fits there.
+//! being used only when it fits there. In the legacy layout
+//! ([`Config::legacy_layout`](crate::Config::legacy_layout)) every
+//! placement is searched bottom-up from `mmap_legacy_base`.
 //!
 //! Transparent huge pages (`__get_unmapped_area`, `thp_get_unmapped_area`,
 //! Linux 6.18) add one rule: some mappings are placed so that their pages
@@ -145,7 +147,7 @@ impl Inner {
         // this search was `MAP_32BIT`'s bottom-up one): a range that already
         // starts aligned moves up by a whole block.
         let off_sub = off.wrapping_sub(found) & (PMD_SIZE - 1);
-        if off_sub == 0 {
+        if off_sub == 0 && !self.cfg.legacy_layout {
             Some(found + PMD_SIZE)
         } else {
             Some(found + off_sub)
@@ -158,7 +160,12 @@ impl Inner {
             return Err(Errno::ENOMEM);
         }
         if window == Window::Low32 {
-            return self.search_low32(hint, len);
+            let (begin, end) = LOW32;
+            return self.search_bottom_up(hint, len, begin, end);
+        }
+        if self.cfg.legacy_layout {
+            let (begin, end) = (self.cfg.mmap_legacy_base, self.cfg.task_size);
+            return self.search_bottom_up(hint, len, begin, end);
         }
         let h = hint & !(PAGE_SIZE - 1);
         if h != 0 && self.hint_fits(h, len) {
@@ -174,11 +181,11 @@ impl Inner {
             .ok_or(Errno::ENOMEM)
     }
 
-    /// `arch_get_unmapped_area` for `MAP_32BIT`, where the top-down search
-    /// sends it: the hint if the range fits below 2 GiB and below the next
-    /// VMA's guard gap, else the lowest free range in the window.
-    fn search_low32(&self, hint: u64, len: u64) -> Result<u64, Errno> {
-        let (begin, end) = LOW32;
+    /// `arch_get_unmapped_area`, the bottom-up search of the legacy layout
+    /// and of `MAP_32BIT` (where the top-down search sends it) inside
+    /// `begin..end`: the hint if the range fits below `end` and below the
+    /// next VMA's guard gap, else the lowest free range in the window.
+    fn search_bottom_up(&self, hint: u64, len: u64, begin: u64, end: u64) -> Result<u64, Errno> {
         if len > end {
             return Err(Errno::ENOMEM);
         }

@@ -192,3 +192,24 @@ fn map_32bit_places_bottom_up_between_1_and_2_gib() {
     assert_eq!(map(&mut m, 0, P, MapFlags::PRIVATE_ANON), Ok(base - P));
     check(&m);
 }
+
+#[test]
+fn the_legacy_layout_places_bottom_up() {
+    let mut m = AddressSpace::with_config(Config {
+        legacy_layout: true,
+        ..Config::default()
+    });
+    let base = m.config().mmap_legacy_base;
+    assert_eq!(base, 0x2aaa_aaaa_b000);
+    let pa = MapFlags::PRIVATE_ANON;
+    let map = |m: &mut AddressSpace, hint: u64, len: u64| m.mmap(hint, len, Prot::RW, pa, None, 0);
+    assert_eq!(map(&mut m, 0, P), Ok(base));
+    assert_eq!(map(&mut m, 0, 2 * P), Ok(base + P));
+    // 2 MiB-aligned, but not moved up a block as in the top-down layout.
+    assert_eq!(map(&mut m, 0, 4 << 20), Ok(0x2aaa_aac0_0000));
+    // A free hint is taken; an occupied one gives the lowest fit.
+    assert_eq!(map(&mut m, 0x1000_0000, P), Ok(0x1000_0000));
+    m.munmap(base, P).unwrap();
+    assert_eq!(map(&mut m, base + P, P), Ok(base));
+    check(&m);
+}

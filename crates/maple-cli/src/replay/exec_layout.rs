@@ -1,5 +1,6 @@
 //! What the layout the kernel built at `execve` tells about the process's
-//! configuration: its stack rlimit, through `mmap_base`.
+//! configuration: its stack rlimit, through `mmap_base`, and whether it
+//! runs in the legacy bottom-up layout.
 //!
 //! Linux sets `mmap_base` at `execve` from the stack rlimit
 //! ([`Config::with_stack_rlimit`]) and then places the ELF interpreter (or,
@@ -11,15 +12,34 @@
 use maple_mm::procmaps::MapsLine;
 use maple_mm::{Config, PMD_SIZE};
 
-/// The configuration of a process whose `execve` built `lines`: the
-/// default, or the one of the stack rlimit that puts `mmap_base` exactly
-/// at the end of the highest mapping below the stack. An end no rlimit
-/// gives keeps the default, and so does one less than 2 MiB below the
-/// default `mmap_base`: a program mapped top-down with transparent-huge-page
-/// alignment ends that far below it, which is far likelier than a stack
-/// limit between 127 and 129 MiB.
+/// How far randomization moves `mmap_legacy_base` up on x86-64: 28 bits
+/// of pages (`mmap_rnd_bits`).
+const LEGACY_RANDOM: u64 = 1 << 40;
+
+/// The configuration of a process whose `execve` built `lines`: the legacy
+/// layout when the interpreter and the vDSO start at `mmap_legacy_base`
+/// (taken from there, which randomization may have moved);
+/// else the default, or the one of the stack rlimit that puts `mmap_base`
+/// exactly at the end of the run of mappings from the vDSO up. An end no
+/// rlimit gives keeps the default, and so does one less than 2 MiB below
+/// the default `mmap_base`: a program mapped top-down with
+/// transparent-huge-page alignment ends that far below it, which is far
+/// likelier than a stack limit between 127 and 129 MiB.
 pub fn exec_config(lines: &[MapsLine]) -> Config {
     let default = Config::default();
+    if let Some(start) = bottom_up_start(lines) {
+        // The legacy layout (`setarch -L`): placed bottom-up from there,
+        // the base moved up by up to 1 TiB when randomized (`setarch -L`
+        // without `-R` drops `ADDR_NO_RANDOMIZE`).
+        let base = default.mmap_legacy_base;
+        if (base..=base + LEGACY_RANDOM).contains(&start) {
+            return Config {
+                legacy_layout: true,
+                mmap_legacy_base: start,
+                ..default
+            };
+        }
+    }
     let Some(top) = top_down_end(lines) else {
         return default;
     };
@@ -52,10 +72,7 @@ pub fn exec_config(lines: &[MapsLine]) -> Config {
 /// be higher: with an unlimited stack `mmap_base` is about a sixth of the
 /// address space up.
 fn top_down_end(lines: &[MapsLine]) -> Option<u64> {
-    let special = ["[vvar]", "[vvar_vclock]", "[vdso]"];
-    let first = lines
-        .iter()
-        .position(|l| special.contains(&l.name.as_str()))?;
+    let first = vdso_index(lines)?;
     let mut end = lines[first].end;
     for l in &lines[first + 1..] {
         if l.start != end || l.name == "[stack]" {
@@ -64,6 +81,30 @@ fn top_down_end(lines: &[MapsLine]) -> Option<u64> {
         end = l.end;
     }
     Some(end)
+}
+
+/// The start of what `execve` placed bottom-up in the legacy layout: the
+/// ELF interpreter's mappings right below the vDSO's pages without a hole
+/// (in that layout the interpreter is placed first, at `mmap_legacy_base`,
+/// and the vDSO right above it).
+fn bottom_up_start(lines: &[MapsLine]) -> Option<u64> {
+    let first = vdso_index(lines)?;
+    let mut start = lines[first].start;
+    for l in lines[..first].iter().rev() {
+        if l.end != start {
+            break;
+        }
+        start = l.start;
+    }
+    Some(start)
+}
+
+/// The first (lowest) of the vDSO's mappings.
+fn vdso_index(lines: &[MapsLine]) -> Option<usize> {
+    let special = ["[vvar]", "[vvar_vclock]", "[vdso]"];
+    lines
+        .iter()
+        .position(|l| special.contains(&l.name.as_str()))
 }
 
 #[cfg(test)]
@@ -106,6 +147,28 @@ mod tests {
             assert_eq!(c.mmap_base, top);
             assert_eq!(c, Config::with_stack_rlimit(rlimit));
         }
+    }
+
+    #[test]
+    fn the_legacy_layout_shows_in_the_interpreter_at_its_base() {
+        // As under `setarch -L -R`: the interpreter at TASK_SIZE / 3, the
+        // vDSO right above it.
+        let text =
+            "2aaaaaaab000-2aaaaaae0000 r-xp 00000000 fe:00 2 /usr/lib/ld-linux-x86-64.so.2\n\
+                    2aaaaaae0000-2aaaaaae4000 r--p 00000000 00:00 0 [vvar]\n\
+                    2aaaaaae6000-2aaaaaae8000 r-xp 00000000 00:00 0 [vdso]\n\
+                    555555554000-555555556000 r--p 00000000 fe:00 1 /usr/bin/x\n\
+                    7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0 [stack]\n";
+        let c = exec_config(&parse_maps(text).unwrap());
+        assert!(c.legacy_layout);
+        assert_eq!(c.mmap_legacy_base, 0x2aaa_aaaa_b000);
+        assert_eq!(c.mmap_base, Config::default().mmap_base);
+        // Randomized: the base is where the interpreter is.
+        let moved = text.replace("2aaaaaa", "2afac69");
+        let c = exec_config(&parse_maps(&moved).unwrap());
+        assert!(c.legacy_layout);
+        assert_eq!(c.mmap_legacy_base, 0x2afa_c69a_b000);
+        assert!(!exec_config(&layout(0x7fff_f7ff_f000)).legacy_layout);
     }
 
     #[test]
