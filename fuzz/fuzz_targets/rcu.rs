@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use maple_fuzz::{Key, Model, Range, Size, Val};
+use maple_fuzz::{check_alloc, Key, Model, Range, Size, Val};
 use maple_tree::RcuMapleTree;
 
 #[derive(arbitrary::Arbitrary, Debug)]
@@ -143,19 +143,7 @@ fn apply<V: Val + Send + Sync>(tree: &RcuMapleTree<V>, model: &mut Model<V>, op:
             } else {
                 w.alloc(size.0, r.first..=r.last, V::make(*v))
             };
-            let want = if *rev {
-                model.find_gap_rev(size.0, r.first, r.last)
-            } else {
-                model.find_gap(size.0, r.first, r.last)
-            };
-            match (got, want) {
-                (Ok(s), Some(w)) => {
-                    assert_eq!(s, w, "alloc(rev: {rev}) start");
-                    model.insert(s, s + (size.0 - 1), V::make(*v));
-                }
-                (Err(_), None) => {}
-                (got, want) => panic!("alloc(rev: {rev}): tree {:?}, model {want:?}", got.ok()),
-            }
+            check_alloc(got, model, size, r, *v, *rev);
         }
         Op::Clear => {
             tree.write().clear();

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use maple_fuzz::{check_same, Key, Model, Range, Size, Val};
+use maple_fuzz::{check_alloc, check_same, Key, Model, Range, Size, Val};
 use maple_tree::MapleTree;
 
 #[derive(arbitrary::Arbitrary, Debug)]
@@ -149,19 +149,7 @@ fn apply<V: Val>(tree: &mut MapleTree<V>, model: &mut Model<V>, op: &Op) {
             } else {
                 tree.alloc(size.0, r.first..=r.last, V::make(*v))
             };
-            let want = if *rev {
-                model.find_gap_rev(size.0, r.first, r.last)
-            } else {
-                model.find_gap(size.0, r.first, r.last)
-            };
-            match (got, want) {
-                (Ok(s), Some(w)) => {
-                    assert_eq!(s, w, "alloc(rev: {rev}) start");
-                    model.insert(s, s + (size.0 - 1), V::make(*v));
-                }
-                (Err(e), None) => assert_eq!(e.value, V::make(*v), "alloc: value handed back"),
-                (got, want) => panic!("alloc(rev: {rev}): tree {:?}, model {want:?}", got.ok()),
-            }
+            check_alloc(got, model, size, r, *v, *rev);
         }
         Op::Cursor(k, steps) => {
             let mut c = tree.cursor(k.0);

@@ -5,7 +5,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use core::fmt::Debug;
 use core::ops::RangeInclusive;
-use maple_tree::MapleTree;
+use maple_tree::{MapleTree, NoSpace};
 
 #[path = "../../crates/maple-tree/tests/common/model.rs"]
 mod model;
@@ -121,4 +121,32 @@ pub fn check_same<V: Val>(tree: &MapleTree<V>, model: &Model<V>) {
     assert_eq!(tree.len(), model.len(), "len()");
     let got: Vec<_> = tree.iter().map(|(r, v)| (r, v.clone())).collect();
     assert_eq!(got, model.entries(), "entries");
+}
+
+/// Checks the result of `alloc(size, r, make(v))` (`alloc_rev` when `rev`)
+/// against the model, whose lowest (highest) fit it must be, or which must
+/// have none (and then the value comes back); records the new entry in the
+/// model.
+#[track_caller]
+pub fn check_alloc<V: Val>(
+    got: Result<u64, NoSpace<V>>,
+    model: &mut Model<V>,
+    size: &Size,
+    r: &Range,
+    v: u16,
+    rev: bool,
+) {
+    let want = if rev {
+        model.find_gap_rev(size.0, r.first, r.last)
+    } else {
+        model.find_gap(size.0, r.first, r.last)
+    };
+    match (got, want) {
+        (Ok(s), Some(w)) => {
+            assert_eq!(s, w, "alloc(rev: {rev}) start");
+            model.insert(s, s + (size.0 - 1), V::make(v));
+        }
+        (Err(e), None) => assert_eq!(e.value, V::make(v), "alloc: value handed back"),
+        (got, want) => panic!("alloc(rev: {rev}): tree {:?}, model {want:?}", got.ok()),
+    }
 }
