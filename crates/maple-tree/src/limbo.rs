@@ -8,11 +8,15 @@
 //! sealed with a generation number, and the concurrent tree asks the epoch
 //! collector to raise `safe` to that generation once every reader pinned at
 //! that moment has left (`rcu.rs`). Later writes free the batches whose
-//! generation is at most `safe`. Small batches are not hurried: their notes
-//! reach the collector in groups, so up to about 128 of them may wait (see
-//! `FLUSH_PENDING` in `rcu.rs`); a large one is. A tree whose owner holds it
-//! exclusively (drop, `into_inner`) frees everything at once: no reader can
-//! exist then.
+//! generation is at most `safe`.
+//!
+//! One note covers every batch sealed before it: whatever those batches
+//! unlinked was unpublished before the note was made, so a reader that could
+//! still see it was pinned at that moment, and the note waits for it. Small
+//! batches are therefore not noted one by one: up to `FLUSH_PENDING` of them
+//! wait, then one note is handed over for them all ([`Limbo::after_write`]).
+//! A large batch is noted at once. A tree whose owner holds it exclusively
+//! (drop, `into_inner`) frees everything at once: no reader can exist then.
 //!
 //! Values are dropped exactly once, here, after the grace period. A node
 //! copied into a rebuilt node keeps a bitwise copy of each small value it
@@ -31,8 +35,34 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-/// A batch of at least this many items is large (see [`Limbo::large_waiting`]).
+/// A batch of at least this many items is large: it is noted at once (see
+/// [`Limbo::after_write`]).
 pub(crate) const LARGE_BATCH: usize = 64;
+
+/// Up to this many small batches wait before one note is made for them all.
+///
+/// Every note costs the writer an epoch pin and a deferred function, and
+/// handing notes over costs a bag and an attempt to advance the epoch, which
+/// reads every pinned reader's epoch word (a reader that pins per lookup then
+/// has to take that cache line back from the writer's CPU). Noting only when
+/// this many batches wait bounds the memory they hold and makes that cost
+/// rare: about one write in this many pays it.
+pub(crate) const FLUSH_PENDING: usize = 128;
+
+/// What the writer must do with the epoch collector after a write
+/// ([`Limbo::after_write`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Handover {
+    /// Nothing: no batch needs hurrying and no note is on its way.
+    Nothing,
+    /// Defer a note that raises `safe` to this generation, and hand it over
+    /// to the collector at once.
+    Note(u64),
+    /// A note handed over earlier is on its way: help the collector along
+    /// (advance the epoch, run what expired) so that it arrives within a
+    /// few writes.
+    Collect,
+}
 
 /// Something a write unlinked.
 pub(crate) enum Garbage {
@@ -63,6 +93,9 @@ pub(crate) struct Limbo {
     next_gen: u64,
     /// The generation of the last large batch (see [`Limbo::seal`]).
     last_large: u64,
+    /// The generation of the last note handed to the collector: every batch
+    /// up to it will become safe without another note.
+    noted: u64,
     /// Batches of generation up to this one may be freed.
     pub(crate) safe: Arc<AtomicU64>,
 }
@@ -76,6 +109,7 @@ impl Limbo {
             current_has_subtree: false,
             next_gen: 1,
             last_large: 0,
+            noted: 0,
             safe: Arc::new(AtomicU64::new(0)),
         }
     }
@@ -98,10 +132,11 @@ impl Limbo {
         }
     }
 
-    /// Closes the current batch; returns its generation (None if empty).
-    pub(crate) fn seal(&mut self) -> Option<u64> {
+    /// Closes the current batch, if it holds anything, as the next
+    /// generation.
+    fn seal(&mut self) {
         if self.current == 0 {
-            return None;
+            return;
         }
         let generation = self.next_gen;
         self.next_gen += 1;
@@ -111,14 +146,33 @@ impl Limbo {
         self.sealed.push_back((generation, self.current));
         self.current = 0;
         self.current_has_subtree = false;
-        Some(generation)
     }
 
-    /// Whether a large batch (a whole subtree, or [`LARGE_BATCH`] nodes and
-    /// values or more) still waits: its memory is worth hurrying the epoch
-    /// collector for.
-    pub(crate) fn large_waiting(&self) -> bool {
-        self.safe.load(Ordering::Acquire) < self.last_large
+    /// Seals the write's batch (if it unlinked anything) and says what the
+    /// writer must do with the epoch collector, after the write's result is
+    /// published.
+    ///
+    /// A note is made for the newest sealed batch (it covers every older
+    /// one) when more than [`FLUSH_PENDING`] batches wait and no note is on
+    /// its way, or when a large batch is not yet covered by a note. While a
+    /// note is on its way, every write helps the collector, so the note
+    /// arrives within a few writes, not whenever the collector next looks;
+    /// and no second note is made for small batches meanwhile, so a reader
+    /// that stays pinned for long does not make every write hand over a
+    /// bag of its own.
+    pub(crate) fn after_write(&mut self) -> Handover {
+        self.seal();
+        let newest = self.next_gen - 1;
+        let in_flight = self.safe.load(Ordering::Acquire) < self.noted;
+        let backlog = self.pending() > FLUSH_PENDING && !in_flight;
+        if newest > self.noted && (backlog || self.last_large > self.noted) {
+            self.noted = newest;
+            Handover::Note(newest)
+        } else if in_flight {
+            Handover::Collect
+        } else {
+            Handover::Nothing
+        }
     }
 
     /// Batches still waiting.

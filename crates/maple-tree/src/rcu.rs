@@ -37,7 +37,7 @@
 
 use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
-use crate::limbo::Limbo;
+use crate::limbo::{Handover, Limbo};
 use crate::node::{Node, NodePtr};
 use crate::read::ReadCore;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
@@ -405,18 +405,6 @@ impl<V> ReadGuard<'_, V> {
     }
 }
 
-/// A write hands its note (raise `safe` after the grace period) to the epoch
-/// collector at once, which also tries to advance the epoch, only while a
-/// large batch waits (a whole subtree, or `LARGE_BATCH` nodes and values) or
-/// when more batches than this wait. Otherwise the note stays in the writing
-/// thread's `crossbeam-epoch` bag, which the crate hands over by itself every
-/// 64 notes. Handing over at every write cost the writer a bag allocation and
-/// an attempt to advance the epoch, which reads every pinned reader's epoch
-/// word; a reader that pins per lookup then had to take that cache line back
-/// from the writer's CPU on its next pin. So small writes wait for company,
-/// and the memory they hold stays bounded: about this many small batches.
-const FLUSH_PENDING: usize = 128;
-
 /// The one writer of an [`RcuMapleTree`]; from [`RcuMapleTree::write`].
 ///
 /// Reads through it (it dereferences to the writer's [`MapleTree`]) see the
@@ -442,8 +430,10 @@ impl<V> Deref for WriteGuard<'_, V> {
 }
 
 impl<V> WriteGuard<'_, V> {
-    /// Runs one write on the inner tree, publishes it, and hands what it
-    /// unlinked to the epoch collector.
+    /// Runs one write on the inner tree, publishes it, seals what it
+    /// unlinked as a batch, tells the epoch collector what the limbo asks
+    /// for ([`Limbo::after_write`]), and frees the batches no reader can see
+    /// any more.
     pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
@@ -452,14 +442,16 @@ impl<V> WriteGuard<'_, V> {
             .store(encode(t.root(), t.height()), Ordering::Release);
         self.tree.len.store(t.len(), Ordering::Release);
         let limbo = self.inner.limbo_mut().expect("RCU tree without limbo");
-        if let Some(generation) = limbo.seal() {
-            let safe = limbo.safe.clone();
-            let guard = epoch::pin();
-            // Runs once every thread pinned now has unpinned.
-            guard.defer(move || safe.fetch_max(generation, Ordering::AcqRel));
-            if limbo.large_waiting() || limbo.pending() > FLUSH_PENDING {
+        match limbo.after_write() {
+            Handover::Nothing => {}
+            Handover::Note(generation) => {
+                let safe = limbo.safe.clone();
+                let guard = epoch::pin();
+                // Runs once every thread pinned now has unpinned.
+                guard.defer(move || safe.fetch_max(generation, Ordering::AcqRel));
                 guard.flush();
             }
+            Handover::Collect => epoch::pin().flush(),
         }
         self.inner.reclaim();
         out
@@ -671,11 +663,15 @@ impl<V> WriteGuard<'_, V> {
 
     /// Batches of unlinked nodes and values waiting for readers to leave.
     ///
-    /// Later writes free them. Small batches (a few nodes and values each) are
-    /// handed to the epoch collector in groups, so up to about 128 of them may
-    /// wait even with no reader about; a large one (a removed subtree, or 64
-    /// nodes and values or more) is hurried through. Dropping the tree or
-    /// [`RcuMapleTree::into_inner`] frees everything at once.
+    /// Later writes free them. Each write's unlinked nodes and values are one
+    /// batch. Small batches (a few nodes and values each) are not handed to
+    /// the epoch collector one by one: once more than 128 wait, one note
+    /// goes for them all, and the next few writes free them if no reader
+    /// holds them, so up to about 130 may wait even with no reader about. A
+    /// large batch (a removed subtree, or 64 nodes and values or more) is
+    /// handed over at once and, with no reader about, freed within a few
+    /// writes. Dropping the tree or [`RcuMapleTree::into_inner`] frees
+    /// everything at once.
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();

@@ -20,7 +20,12 @@ pub fn tree_of(token: &Arc<()>) -> RcuMapleTree<Arc<()>> {
 }
 
 /// Makes small writes until only `left` clones of `token` remain; fails after
-/// 32 (the unlinked values must go within a few writes, not after 64).
+/// 32 (the unlinked values must go within a few writes, not after the 128
+/// small batches that may wait).
+///
+/// Each write replaces the value at `u64::MAX`, which holds no clone of
+/// `token`: the value it unlinks is a small batch of its own, which may wait
+/// for company, and only what the large write unlinked is counted.
 pub fn write_until_dropped(tree: &RcuMapleTree<Arc<()>>, token: &Arc<()>, left: usize) {
     let mut writes = 0;
     while Arc::strong_count(token) > left {
@@ -28,7 +33,7 @@ pub fn write_until_dropped(tree: &RcuMapleTree<Arc<()>>, token: &Arc<()>, left: 
             writes < 32,
             "unlinked values were not dropped after {writes} writes"
         );
-        tree.write().insert(0..=0, Arc::new(()));
+        tree.write().insert(u64::MAX..=u64::MAX, Arc::new(()));
         writes += 1;
     }
 }
