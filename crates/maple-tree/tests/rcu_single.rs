@@ -186,3 +186,53 @@ fn small_values_replaced_under_a_reader_stay_readable() {
         assert_eq!(plain.get(10 * i).copied(), want, "entry {i}");
     }
 }
+
+#[test]
+fn an_iteration_outlives_the_splits_and_parent_copies_under_it() {
+    // Every leaf gains an entry in each of its gaps, so every leaf splits
+    // and every parent is copied (or rebuilt) while the iteration that
+    // started before still walks the old nodes.
+    let n = if cfg!(miri) { 200 } else { 2_000 };
+    let tree = RcuMapleTree::new();
+    {
+        let mut w = tree.write();
+        for i in 0..n {
+            w.insert(10 * i..=10 * i + 5, i);
+        }
+    }
+    let reader = tree.read();
+    let mut it = reader.iter();
+    let mut seen: Vec<(std::ops::RangeInclusive<u64>, u64)> = it
+        .by_ref()
+        .take(n as usize / 2)
+        .map(|(r, v)| (r, *v))
+        .collect();
+    for i in 0..n {
+        tree.write().insert(10 * i + 7..=10 * i + 8, 1_000_000 + i);
+    }
+    seen.extend(it.map(|(r, v)| (r, *v)));
+    assert!(
+        seen.windows(2).all(|w| w[0].0.end() < w[1].0.start()),
+        "entries out of order"
+    );
+    let old: Vec<_> = seen
+        .iter()
+        .filter(|(_, v)| *v < 1_000_000)
+        .cloned()
+        .collect();
+    let want: Vec<_> = (0..n).map(|i| (10 * i..=10 * i + 5, i)).collect();
+    assert_eq!(
+        old, want,
+        "an entry present throughout was missed or changed"
+    );
+    for (r, v) in &seen {
+        if *v >= 1_000_000 {
+            let i = v - 1_000_000;
+            assert_eq!(*r, 10 * i + 7..=10 * i + 8, "an entry that never was");
+        }
+    }
+    drop(reader);
+    let plain = tree.into_inner();
+    plain.validate().unwrap();
+    assert_eq!(plain.len(), 2 * n as usize);
+}

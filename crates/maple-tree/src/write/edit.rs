@@ -137,30 +137,40 @@ impl<V> MapleTree<V> {
         // The levels above the leaves are packed from `up`, so that `c`
         // keeps the leaf contents until the old leaf is written (`in_place`).
         let mut up = Content::new(0);
+        // Whether `out[0]` already holds this level's one new node: a parent
+        // copied whole with its new children (`copy_children`), made without
+        // contents or packing.
+        let mut copied = false;
         let mut h = 0;
         loop {
-            let cur = if h == 0 { &mut c } else { &mut up };
-            let kind = if h == 0 { Kind::Leaf } else { internal };
             let top = h + 1 == height;
             let mut single = lp.lv[h].node == rp.lv[h].node;
-            if !top && cur.len < kind.min_slots() && cur.max() < u64::MAX {
-                if !self.widen_left(lp, &rp, h, cur, &mut retired) {
-                    self.widen_right(lp, &mut rp, h, cur, &mut retired);
+            let n = if copied {
+                copied = false;
+                1
+            } else {
+                let cur = if h == 0 { &mut c } else { &mut up };
+                let kind = if h == 0 { Kind::Leaf } else { internal };
+                if !top && cur.len < kind.min_slots() && cur.max() < u64::MAX {
+                    if !self.widen_left(lp, &rp, h, cur, &mut retired) {
+                        self.widen_right(lp, &mut rp, h, cur, &mut retired);
+                    }
+                    single = false;
+                    self.count_path(|p| &mut p.rebalance);
                 }
-                single = false;
-                self.count_path(|p| &mut p.rebalance);
-            }
-            let reuse = plain.then(|| lp.lv[h].node);
-            let n = pack(cur, kind, self.is_alloc(), self.pool_mut(), &mut out, reuse);
-            if let Some(node) = reuse {
-                // Not freed after all: it takes the first packed node.
-                retired.take_back(node);
-                if h == 0 {
-                    in_place.leaf(node, out[0].len);
-                } else {
-                    in_place.upper(node, cur, out[0].len);
+                let reuse = plain.then(|| lp.lv[h].node);
+                let n = pack(cur, kind, self.is_alloc(), self.pool_mut(), &mut out, reuse);
+                if let Some(node) = reuse {
+                    // Not freed after all: it takes the first packed node.
+                    retired.take_back(node);
+                    if h == 0 {
+                        in_place.leaf(node, out[0].len);
+                    } else {
+                        in_place.upper(node, cur, out[0].len);
+                    }
                 }
-            }
+                n
+            };
             if n > 1 {
                 self.count_path(|p| &mut p.split);
             } else if h == 0 && single {
@@ -209,6 +219,17 @@ impl<V> MapleTree<V> {
                 unsafe { self.release(&retired) };
                 return h + 1;
             }
+            if pl.node == pr.node && self.may_copy_parent() {
+                if let Some(copy) = self.copy_children(lp, h + 1, pr.idx, &out[..n]) {
+                    // The copy replaces the parent, one node for one: the
+                    // next level links it.
+                    retired.push(pl.node);
+                    out[0] = copy;
+                    copied = true;
+                    h += 1;
+                    continue;
+                }
+            }
             up.reset(pl.min);
             up.push_slots(pl.node, 0, pl.idx, pl.max);
             for p in &out[..n] {
@@ -237,20 +258,13 @@ impl<V> MapleTree<V> {
     /// Not with concurrent readers: they would see the slots move (`plan.rs`
     /// decides, in [`may_splice_parent`](Self::may_splice_parent)).
     fn splice_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> bool {
+        let Some(new_count) = self.spliced_count(lp, p, to, new.len()) else {
+            return false;
+        };
         let at = lp.lv[p];
         let (node, from) = (at.node, at.idx);
         let kind = node.kind();
         let count = node.count();
-        let new_count = count - (to - from + 1) + new.len();
-        let top = p + 1 == self.height();
-        let underfull = if top {
-            new_count < 2
-        } else {
-            new_count < kind.min_slots() && at.max < u64::MAX
-        };
-        if new_count > kind.capacity() || underfull {
-            return false;
-        }
         let gaps = kind == Kind::ARange;
         // The children after the replaced ones move as they are.
         let mut tail = [(0u64, NodePtr::DANGLING, 0u64); crate::node::RANGE_SLOTS];
@@ -286,6 +300,76 @@ impl<V> MapleTree<V> {
             self.update_gaps(lp, p + 1, crate::gap::node_gap(node));
         }
         true
+    }
+
+    /// The child count of the internal node at level `p` of `lp` once its
+    /// children `lp.lv[p].idx..=to` are replaced by `new_len` nodes, if it
+    /// still fits and keeps its minimum (a root keeps at least two children).
+    #[inline(always)]
+    fn spliced_count(&self, lp: &Path, p: usize, to: usize, new_len: usize) -> Option<usize> {
+        let at = lp.lv[p];
+        let kind = at.node.kind();
+        let new_count = at.node.count() - (to - at.idx + 1) + new_len;
+        let top = p + 1 == self.height();
+        let underfull = if top {
+            new_count < 2
+        } else {
+            new_count < kind.min_slots() && at.max < u64::MAX
+        };
+        (new_count <= kind.capacity() && !underfull).then_some(new_count)
+    }
+
+    /// The copy of [`splice_children`](Self::splice_children) for a tree
+    /// with readers: a new node of the parent's kind holding its children,
+    /// with `lp.lv[p].idx..=to` replaced by `new`, or None when that does not
+    /// fit. The old parent is left as it is; the caller links the copy in its
+    /// place with one pointer store, as for any rebuilt node (the kernel
+    /// rebuilds the parent of a split node in RCU mode the same way). The
+    /// children are copied one by one: no slot has to be classified, as the
+    /// general rebuild's contents and packing would.
+    fn copy_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> Option<Packed> {
+        let new_count = self.spliced_count(lp, p, to, new.len())?;
+        let at = lp.lv[p];
+        let (old, from) = (at.node, at.idx);
+        let kind = old.kind();
+        let count = old.count();
+        let gaps = kind == Kind::ARange;
+        let node = self.pool_mut().alloc_or_abort(kind);
+        let mut k = 0;
+        let mut put = |end: u64, child: NodePtr, gap: u64| {
+            if k + 1 < new_count {
+                node.set_pivot(k, end);
+            }
+            node.set_child_of(kind, k, child);
+            if gaps {
+                node.set_gap(k, gap);
+            }
+            k += 1;
+        };
+        for j in 0..from {
+            // Not the old node's last child (`to` is later): its end is a
+            // pivot.
+            put(
+                old.pivot(j),
+                old.child(j),
+                if gaps { old.gap(j) } else { 0 },
+            );
+        }
+        for q in new {
+            put(q.max, q.node, q.gap);
+        }
+        for j in to + 1..count {
+            let end = if j + 1 == count { at.max } else { old.pivot(j) };
+            put(end, old.child(j), if gaps { old.gap(j) } else { 0 });
+        }
+        node.publish_count(kind, new_count);
+        let gap = if gaps { crate::gap::node_gap(node) } else { 0 };
+        Some(Packed {
+            node,
+            max: at.max,
+            gap,
+            len: new_count,
+        })
     }
 
     /// Checks that a rebuild, about to give back its old nodes, took no more

@@ -58,6 +58,10 @@ enum Route {
     /// Within a rebuild: the new nodes are put into their parent in place
     /// of the old ones, instead of a new parent being built.
     ParentSplice,
+    /// Within a rebuild: the parent is copied into a new node with the new
+    /// nodes in place of the old ones, instead of being rebuilt from its
+    /// contents.
+    ParentCopy,
 }
 
 impl Route {
@@ -66,14 +70,15 @@ impl Route {
     ///
     /// An append writes only slots past the leaf's published count and then
     /// publishes them with one release store of the header; a copying
-    /// splice and a rebuild publish finished nodes with one pointer store.
+    /// splice, a parent's copy and a rebuild publish finished nodes with one
+    /// pointer store.
     /// They leave every node a reader can reach whole at every moment. An exact fit would drop the
     /// value a reader may be reading, and a splice (of a leaf's slots or a
     /// parent's children) moves slots under readers, so none is taken then.
     const fn safe_with_readers(self) -> bool {
         match self {
             Route::ExactFit | Route::AppendSplit | Route::Splice | Route::ParentSplice => false,
-            Route::Append | Route::CopySplice => true,
+            Route::Append | Route::CopySplice | Route::ParentCopy => true,
         }
     }
 }
@@ -119,6 +124,16 @@ impl<V> MapleTree<V> {
     #[inline]
     pub(super) fn may_splice_parent(&self) -> bool {
         !self.in_rcu_mode() || Route::ParentSplice.safe_with_readers()
+    }
+
+    /// Whether a rebuild may copy the parent of its new nodes with them in
+    /// place of the old ones (`edit.rs`): it takes one node for the parent,
+    /// as rebuilding the parent would at least, so the rebuild's bound
+    /// holds. Only in RCU mode: elsewhere the parent is spliced in place,
+    /// which fits whenever the copy would.
+    #[inline]
+    pub(super) fn may_copy_parent(&self) -> bool {
+        self.in_rcu_mode() && Route::ParentCopy.safe_with_readers()
     }
 
     /// Chooses the path of storing a value (`has_value`) or absence over
