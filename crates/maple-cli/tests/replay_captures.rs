@@ -412,6 +412,53 @@ fn a_call_served_after_several_of_another_thread() {
     );
 }
 
+/// A hand-made capture: a private mapping of /dev/zero keeps the file's
+/// name (the kernel's `mmap_zero` makes it anonymous memory but leaves the
+/// file), and a file mapping of a descriptor strace printed no path for
+/// (not open) fails with `EBADF`.
+#[test]
+fn dev_zero_keeps_its_name_and_a_closed_descriptor_is_ebadf() {
+    let cap = HandMade::new("dev_zero");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 16384, PROT_READ|PROT_WRITE, MAP_PRIVATE, 6</dev/zero>, 0) = 0x7ffff7ffb000\n\
+         2.100000 mmap(NULL, 16384, PROT_READ, MAP_PRIVATE, 99, 0) = -1 EBADF (Bad file descriptor)\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ exited with 0 +++\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let zero =
+        "7ffff7ffb000-7ffff7fff000 rw-p 00000000 00:06 4                          /dev/zero\n";
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{zero}{stack}"));
+    cap.file(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         2.950000\t100\t100\t2\texit\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains(
+            "placements=1 placement_hits=1 placement_hit_rate=100.0% result_mismatches=0 "
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "snapshots=1 snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        cap.output("maps.100.2.exit").contains("/dev/zero"),
+        "{}",
+        cap.output("maps.100.2.exit")
+    );
+}
+
 /// A hand-made capture: an `MADV_COLLAPSE` the kernel accepted shows the
 /// program wrote the block (the replay makes that write), but the model's
 /// own checks still decide: the same result on a `MAP_STACK` mapping

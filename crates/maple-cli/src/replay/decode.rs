@@ -301,19 +301,21 @@ fn arg(c: &Call, i: usize) -> Result<&str, String> {
 }
 
 /// The path `-y` printed for a descriptor (`3</usr/lib/libc.so.6>`), or
-/// `fd N` when it printed none.
+/// None when it printed none (and for `-1`).
+///
+/// strace prints a path for every open descriptor (`socket:[…]`,
+/// `pipe:[…]` and `anon_inode:…` too), so a descriptor without one was not
+/// open: a file mapping of it fails with `EBADF`, as the model's mapping
+/// without a file does.
 fn fd_path(s: &str) -> Option<String> {
     let s = s.trim();
-    if s.starts_with('-') {
-        return None;
-    }
     // strace marks a descriptor whose file was unlinked (a memfd, a
     // deleted temporary) after the brackets: `3</memfd:blob>(deleted)`. The
     // file is the same (the kernel prints `/memfd:blob (deleted)`).
     let s = s.strip_suffix("(deleted)").unwrap_or(s);
     match s.find('<') {
         Some(i) if s.ends_with('>') => Some(s[i + 1..s.len() - 1].to_string()),
-        _ => Some(format!("fd {s}")),
+        _ => None,
     }
 }
 
@@ -692,6 +694,7 @@ mod tests {
             Some("/usr/lib/libc.so.6")
         );
         assert_eq!(fd_path("-1"), None);
+        assert_eq!(fd_path("99"), None, "not open: no path");
     }
 
     #[test]

@@ -248,6 +248,9 @@ fn model_vmflags(space: &AddressSpace) -> Vec<VmFlagsLine> {
         .collect()
 }
 
+/// The zero device, whose mappings `mmap_zero` turns into anonymous memory.
+const DEV_ZERO: &str = "/dev/zero";
+
 /// The file of an `mmap`, as the model needs it. Its open mode is the one
 /// the trace showed for that descriptor (`known`: an `open`/`openat`/`dup`
 /// of the same path returned that number). A capture that did not trace
@@ -728,7 +731,7 @@ impl<'a> Replayer<'a> {
             return;
         };
         let shared_write = flags.contains(MapFlags::SHARED) && prot.contains(Prot::WRITE);
-        if !shared_write || !matches!(c.ret, Ret::Val(_)) || path == "/dev/zero" {
+        if !shared_write || !matches!(c.ret, Ret::Val(_)) || path == DEV_ZERO {
             return;
         }
         let table = self.fds.entry(tgid).or_default();
@@ -918,10 +921,22 @@ impl<'a> Replayer<'a> {
             } => {
                 let fid = match file.as_deref() {
                     _ if flags.contains(MapFlags::ANONYMOUS) => None,
-                    Some("/dev/zero") => {
+                    // `mmap_zero`: a shared mapping of /dev/zero is shared
+                    // anonymous memory (`shmem_zero_setup`, named
+                    // `/dev/zero (deleted)`).
+                    Some(DEV_ZERO) if flags.intersects(MapFlags::SHARED) => {
                         flags |= MapFlags::ANONYMOUS;
                         None
                     }
+                    // A private one is anonymous memory that keeps the file
+                    // (its name in the maps, and what it merges with), placed
+                    // by `get_unmapped_area_zero` with
+                    // `thp_get_unmapped_area`: a private mapping of a file
+                    // of zeros whose file system aligns mappings.
+                    Some(DEV_ZERO) => Some(
+                        open_file(files.file(DEV_ZERO), DEV_ZERO, prot, flags, known)
+                            .thp_aligned(true),
+                    ),
                     Some(p) => Some(open_file(files.file(p), p, prot, flags, known)),
                     None => None,
                 };
