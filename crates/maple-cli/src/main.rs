@@ -100,6 +100,30 @@ struct ReplayCli {
     /// The process --svg draws (default: the first with an exit snapshot).
     #[arg(long)]
     svg_tgid: Option<u32>,
+    /// The commit limit of the machine the capture was taken on, in bytes
+    /// (its RAM plus swap): under Linux's default heuristic overcommit one
+    /// charge above it fails with ENOMEM. Captures do not record it; by
+    /// default the replay takes this machine's (MemTotal + SwapTotal of
+    /// /proc/meminfo), right for a capture of the same machine class.
+    /// `none`: no limit (as vm.overcommit_memory = 1).
+    #[arg(long, value_parser = parse_commit_limit)]
+    commit_limit: Option<CommitLimit>,
+}
+
+/// `--commit-limit`: bytes, or `none`.
+#[derive(Clone, Copy)]
+enum CommitLimit {
+    Bytes(u64),
+    None,
+}
+
+fn parse_commit_limit(s: &str) -> Result<CommitLimit, String> {
+    if s == "none" {
+        return Ok(CommitLimit::None);
+    }
+    s.parse()
+        .map(CommitLimit::Bytes)
+        .map_err(|_| format!("'{s}' is neither a number of bytes nor 'none'"))
 }
 
 #[derive(Args)]
@@ -590,6 +614,11 @@ fn main() -> ExitCode {
             out: a.out,
             svg: a.svg,
             svg_tgid: a.svg_tgid,
+            commit_limit: match a.commit_limit {
+                Some(CommitLimit::Bytes(b)) => Some(b),
+                Some(CommitLimit::None) => None,
+                None => replay::host_commit_limit(),
+            },
         })
         .map(|_| ExitCode::SUCCESS),
         Cmd::CaptureExec { .. } => unreachable!("handled above"),

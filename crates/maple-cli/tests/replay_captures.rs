@@ -148,12 +148,20 @@ impl HandMade {
     /// `maple replay DIR --out DIR/out`: its stdout, after checking that it
     /// succeeded.
     fn replay(&self) -> String {
-        let o = maple(&[
+        self.replay_with(&[])
+    }
+
+    /// [`replay`](Self::replay) with more arguments.
+    fn replay_with(&self, more: &[&str]) -> String {
+        let out = self.out();
+        let mut args = vec![
             "replay".as_ref(),
             self.dir.as_os_str(),
             "--out".as_ref(),
-            self.out().as_os_str(),
-        ]);
+            out.as_os_str(),
+        ];
+        args.extend(more.iter().map(std::ffi::OsStr::new));
+        let o = maple(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
@@ -457,6 +465,37 @@ fn dev_zero_keeps_its_name_and_a_closed_descriptor_is_ebadf() {
         "{}",
         cap.output("maps.100.2.exit")
     );
+}
+
+/// A hand-made capture of a 24 GiB machine's heuristic overcommit: a 1 TiB
+/// private writable `mmap` fails, the same with `MAP_NORESERVE` succeeds.
+/// The replay takes the commit limit it is given (the capture does not
+/// record one), so the refusal matches only under that limit.
+#[test]
+fn the_commit_limit_decides_a_huge_charge() {
+    let cap = HandMade::new("commit_limit");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 1099511627776, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = -1 ENOMEM (Cannot allocate memory)\n\
+         2.100000 mmap(NULL, 1099511627776, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE, -1, 0) = 0x7efff7e00000\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ exited with 0 +++\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("snapshots.tsv", "1.100000\t100\t100\t1\texecexit\n");
+    let limited = cap.replay_with(&["--commit-limit", &(24u64 << 30).to_string()]);
+    assert!(
+        limited.contains(
+            "placements=1 placement_hits=1 placement_hit_rate=100.0% result_mismatches=0 "
+        ),
+        "{limited}"
+    );
+    let unlimited = cap.replay_with(&["--commit-limit", "none"]);
+    assert!(unlimited.contains(" result_mismatches=1 "), "{unlimited}");
 }
 
 /// A hand-made capture: an `MADV_COLLAPSE` the kernel accepted shows the

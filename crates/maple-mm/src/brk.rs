@@ -24,7 +24,9 @@ impl AddressSpace {
     ///   break and is compatible, else a new VMA is made (never merged with
     ///   a VMA below `start_brk`); after `mlockall(MCL_FUTURE)` the growth
     ///   is locked (`mm->def_flags`) and populated, and refused beyond
-    ///   `RLIMIT_MEMLOCK` (`mlock_future_ok`).
+    ///   `RLIMIT_MEMLOCK` (`mlock_future_ok`); the growth is charged, and
+    ///   refused above the commit limit (see
+    ///   [`Config::commit_limit`](crate::Config::commit_limit)).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, PAGE_SIZE};
@@ -84,6 +86,10 @@ impl Inner {
         // mlock_future_ok: growth locked by mlockall(MCL_FUTURE) must fit
         // RLIMIT_MEMLOCK.
         if !self.mlock_future_ok(self.def_flags, newbrk - oldbrk) {
+            return orig;
+        }
+        // do_brk_flags: the growth is charged.
+        if self.vm_enough_memory(newbrk - oldbrk).is_err() {
             return orig;
         }
         // do_brk_flags: VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT | mm->def_flags.

@@ -77,6 +77,19 @@ pub struct Config {
     /// search. Default `false`: the top-down layout below `mmap_base`.
     #[cfg_attr(feature = "serde", serde(default))]
     pub legacy_layout: bool,
+    /// The commit limit of the kernel's heuristic overcommit
+    /// (`vm.overcommit_memory = 0`, Linux's default): the machine's RAM plus
+    /// swap in bytes (`MemTotal` + `SwapTotal` of `/proc/meminfo`). One
+    /// charge of more than that fails with `ENOMEM` (`__vm_enough_memory`):
+    /// a private writable `mmap` without `MAP_NORESERVE` (less what charged
+    /// VMAs it replaces already held), shared anonymous memory without
+    /// `MAP_NORESERVE`, a `brk` growth, the growth of a charged VMA by
+    /// `mremap` (its whole new length with `MREMAP_DONTUNMAP`), and each
+    /// VMA part an `mprotect` makes writable for the first time. Charges are
+    /// not summed, as that mode does not sum them. `None` (the default):
+    /// every charge succeeds, as under `vm.overcommit_memory = 1`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub commit_limit: Option<u64>,
 }
 
 #[cfg(feature = "serde")]
@@ -141,6 +154,7 @@ impl Default for Config {
             memlock_limit: None,
             anon_vma_name: false,
             legacy_layout: false,
+            commit_limit: None,
         }
     }
 }

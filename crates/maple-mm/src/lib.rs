@@ -84,6 +84,12 @@
 //!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK`
 //!   ([`Config::memlock_limit`], unlimited by default as for root) with the
 //!   kernel's `EPERM`, `ENOMEM` and `EAGAIN` (tests in `tests/mlock.rs`).
+//! - **Overcommit**: the commit charge of the kernel's default heuristic
+//!   (`vm.overcommit_memory = 0`, `__vm_enough_memory`): one charge
+//!   larger than RAM plus swap ([`Config::commit_limit`], no limit by
+//!   default) fails with `ENOMEM` — a private writable `mmap`, shared
+//!   anonymous memory, `brk` and `mremap` growth, `mprotect` making
+//!   private memory writable (tests in `tests/overcommit.rs`).
 //! - **System V shared memory**: [`shmat`](AddressSpace::shmat) of a
 //!   caller-named [`SysvShm`] (`do_shmat`: placed like a shared file
 //!   mapping, `SHM_RND` / `SHM_REMAP` / `SHM_RDONLY` / `SHM_EXEC`, one file
@@ -167,6 +173,7 @@
 mod anon_name;
 mod brk;
 mod check;
+mod commit;
 mod config;
 mod edit;
 mod error;

@@ -34,6 +34,9 @@ impl AddressSpace {
     ///   `MAP_FIXED_NOREPLACE` → `EEXIST` if anything is mapped there;
     /// - `MAP_LOCKED` without the right to lock → `EPERM`; a locked mapping
     ///   beyond `RLIMIT_MEMLOCK` → `EAGAIN` (see [`Config::memlock_limit`](crate::Config::memlock_limit));
+    /// - the commit charge of a private writable mapping or of shared
+    ///   anonymous memory, without `MAP_NORESERVE`, larger than the commit
+    ///   limit → `ENOMEM` (see [`Config::commit_limit`](crate::Config::commit_limit));
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` (files
     ///   only) or `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
@@ -262,6 +265,11 @@ impl Inner {
                 if vmf.contains(VmFlags::GROWSDOWN) {
                     return Err(Errno::EINVAL);
                 }
+                // shmem_zero_setup: the shmem object is charged whole
+                // (shmem_acct_size), unless MAP_NORESERVE.
+                if !flags.contains(MapFlags::NORESERVE) {
+                    self.vm_enough_memory(len)?;
+                }
                 vmf |= VmFlags::SHARED | VmFlags::MAYSHARE;
                 (Backing::Shm(phys.cache.new_shm()), 0)
             }
@@ -269,6 +277,8 @@ impl Inner {
         };
         vmf.set(VmFlags::NORESERVE, flags.contains(MapFlags::NORESERVE));
         if vmf & (VmFlags::NORESERVE | VmFlags::SHARED | VmFlags::WRITE) == VmFlags::WRITE {
+            // mmap_region: charged, less what the VMAs it replaces were.
+            self.vm_enough_memory(len - self.charged_in(addr, end))?;
             vmf |= VmFlags::ACCOUNT;
         }
         let vma = Vma {

@@ -23,7 +23,9 @@ impl AddressSpace {
     ///   `max_map_count` → `ENOMEM`. The VMAs before the failure keep their
     ///   new protection, as in Linux;
     /// - making a private mapping writable for the first time adds
-    ///   `VM_ACCOUNT`; making a private anonymous VMA that has no anon_vma
+    ///   `VM_ACCOUNT` and charges the VMA part (`ENOMEM` above the commit
+    ///   limit: see [`Config::commit_limit`](crate::Config::commit_limit));
+    ///   making a private anonymous VMA that has no anon_vma
     ///   yet (never written) non-writable drops it again (Linux 6.7+);
     /// - a VMA whose flags do not change is left alone; the others are split
     ///   at the range's ends and merged with compatible neighbours;
@@ -108,6 +110,10 @@ impl Inner {
                 let new_flags = protected_flags(vma, bits)?.with_pkey(key);
                 if new_flags == vma.flags {
                     return Ok(());
+                }
+                // mprotect_fixup: private memory made writable is charged.
+                if new_flags.contains(VmFlags::ACCOUNT) && !vma.flags.contains(VmFlags::ACCOUNT) {
+                    mm.vm_enough_memory(e - s)?;
                 }
                 mm.modify_part(phys, s, e, &mut |v: &Vma| Vma {
                     flags: new_flags,

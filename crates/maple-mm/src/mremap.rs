@@ -72,7 +72,11 @@ impl AddressSpace {
     ///   (`dontunmap_complete`);
     /// - what a `VM_LOCKED` VMA gains by growing (in place or moved) is
     ///   populated, unless locked on fault; growth beyond `RLIMIT_MEMLOCK`
-    ///   → `EAGAIN`.
+    ///   → `EAGAIN`;
+    /// - the growth of a charged VMA (`VM_ACCOUNT`; its whole new length
+    ///   with `DONTUNMAP`) larger than the commit limit → `ENOMEM`, checked
+    ///   in `move_vma` for a move (see
+    ///   [`Config::commit_limit`](crate::Config::commit_limit)).
     ///
     /// Every check comes before any change, except the `max_map_count`
     /// check of `move_vma`, which Linux too makes after the target was
@@ -190,6 +194,10 @@ impl Inner {
         }
         let vma = self.vma_to_resize(addr, old_len, new_len)?;
         if old_len == vma.end - addr && self.vma_expandable(&vma, new_len - old_len) {
+            // The growth of a charged VMA is charged.
+            if vma.flags.contains(VmFlags::ACCOUNT) {
+                self.vm_enough_memory(new_len - old_len)?;
+            }
             let ext = Vma {
                 start: vma.end,
                 end: vma.end + (new_len - old_len),
@@ -359,6 +367,16 @@ impl Inner {
     ) -> Result<u64, Errno> {
         if self.vmas.len() >= self.cfg.max_map_count.saturating_sub(3) {
             return Err(Errno::ENOMEM);
+        }
+        // A charged VMA's move is charged its growth, or its whole new
+        // length when the old range stays (DONTUNMAP).
+        if vma.flags.contains(VmFlags::ACCOUNT) {
+            let charge = if dontunmap {
+                new_len
+            } else {
+                new_len.saturating_sub(old_len)
+            };
+            self.vm_enough_memory(charge)?;
         }
         let mut nv = Vma {
             start: to,

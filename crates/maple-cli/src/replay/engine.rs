@@ -200,6 +200,8 @@ struct Replayer<'a> {
     /// System V segments by shmid, as `shmget` made them or as a later
     /// snapshot shows them ([`Replayer::segment`]).
     segments: HashMap<i64, SysvShm>,
+    /// The commit limit of the machine the capture was taken on.
+    commit_limit: Option<u64>,
     out: Outcome,
 }
 
@@ -595,6 +597,7 @@ impl<'a> Replayer<'a> {
                 brk,
                 config: Config {
                     anon_vma_name: self.cap.anon_vma_names,
+                    commit_limit: self.commit_limit,
                     ..exec_config(&lines)
                 },
                 ..Default::default()
@@ -1295,8 +1298,9 @@ impl<'a> Replayer<'a> {
     }
 }
 
-/// Replays a capture.
-pub fn replay(cap: &Capture) -> Result<Outcome, String> {
+/// Replays a capture taken on a machine whose heuristic overcommit refuses
+/// one charge above `commit_limit` bytes ([`Config::commit_limit`]).
+pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, String> {
     let children: HashSet<u32> = cap
         .calls
         .iter()
@@ -1315,6 +1319,7 @@ pub fn replay(cap: &Capture) -> Result<Outcome, String> {
         task_tgid: HashMap::new(),
         used_snapshots: HashSet::new(),
         segments: HashMap::new(),
+        commit_limit,
         out: Outcome::default(),
     };
     for &t in &cap.tids {

@@ -35,6 +35,26 @@ pub struct ReplayArgs {
     pub svg: Option<PathBuf>,
     /// The process to draw (default: the first with an `exit` snapshot).
     pub svg_tgid: Option<u32>,
+    /// The commit limit of the machine the capture was taken on
+    /// ([`maple_mm::Config::commit_limit`]).
+    pub commit_limit: Option<u64>,
+}
+
+/// This machine's commit limit for the heuristic overcommit: `MemTotal` plus
+/// `SwapTotal` of `/proc/meminfo` (`totalram_pages() + total_swap_pages`),
+/// or None where that cannot be read.
+pub fn host_commit_limit() -> Option<u64> {
+    let text = fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..]
+            .trim()
+            .strip_suffix("kB")?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((kib("MemTotal:")? + kib("SwapTotal:").unwrap_or(0)) << 10)
 }
 
 /// The figures of a replay, summed over its processes.
@@ -187,7 +207,7 @@ fn summary_line(t: &Totals, secs: f64) -> String {
 pub fn run(a: &ReplayArgs) -> Result<Totals, String> {
     let t0 = Instant::now();
     let cap = Capture::open(&a.dir)?;
-    let outcome = engine::replay(&cap)?;
+    let outcome = engine::replay(&cap, a.commit_limit)?;
     let secs = t0.elapsed().as_secs_f64();
     if let Some(out) = &a.out {
         fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
