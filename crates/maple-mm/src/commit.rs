@@ -26,14 +26,20 @@ impl Inner {
         }
     }
 
-    /// The bytes of `start..end` that charged VMAs (`VM_ACCOUNT`) cover:
-    /// what a mapping replacing them no longer has to charge
-    /// (`nr_accounted` in `mmap_region`).
-    pub(crate) fn charged_in(&self, start: u64, end: u64) -> u64 {
-        self.vmas
+    /// [`vm_enough_memory`](Self::vm_enough_memory) for a new charged
+    /// mapping of `start..end`, less what the charged VMAs (`VM_ACCOUNT`)
+    /// it replaces held (`nr_accounted` in `mmap_region`). Without a limit
+    /// the VMAs are not even looked at.
+    pub(crate) fn vm_enough_memory_replacing(&self, start: u64, end: u64) -> Result<(), Errno> {
+        if self.cfg.commit_limit.is_none() {
+            return Ok(());
+        }
+        let held: u64 = self
+            .vmas
             .range(start..end)
             .filter(|(_, v)| v.flags.contains(VmFlags::ACCOUNT))
             .map(|(_, v)| v.end.min(end) - v.start.max(start))
-            .sum()
+            .sum();
+        self.vm_enough_memory(end - start - held)
     }
 }

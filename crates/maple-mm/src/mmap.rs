@@ -278,7 +278,7 @@ impl Inner {
         vmf.set(VmFlags::NORESERVE, flags.contains(MapFlags::NORESERVE));
         if vmf & (VmFlags::NORESERVE | VmFlags::SHARED | VmFlags::WRITE) == VmFlags::WRITE {
             // mmap_region: charged, less what the VMAs it replaces were.
-            self.vm_enough_memory(len - self.charged_in(addr, end))?;
+            self.vm_enough_memory_replacing(addr, end)?;
             vmf |= VmFlags::ACCOUNT;
         }
         let vma = Vma {

@@ -79,8 +79,8 @@ impl AddressSpace {
     ///   [`Config::commit_limit`](crate::Config::commit_limit)).
     ///
     /// Every check comes before any change, except the `max_map_count`
-    /// check of `move_vma`, which Linux too makes after the target was
-    /// unmapped and the old range shrunk.
+    /// check and the commit charge of `move_vma`, which Linux too makes
+    /// after the target was unmapped and the old range shrunk.
     pub fn mremap(
         &mut self,
         old_addr: u64,
