@@ -34,12 +34,7 @@ impl Inner {
         if self.cfg.commit_limit.is_none() {
             return Ok(());
         }
-        let held: u64 = self
-            .vmas
-            .range(start..end)
-            .filter(|(_, v)| v.flags.contains(VmFlags::ACCOUNT))
-            .map(|(_, v)| v.end.min(end) - v.start.max(start))
-            .sum();
+        let held = self.bytes_flagged(start, end, VmFlags::ACCOUNT);
         self.vm_enough_memory(end - start - held)
     }
 }

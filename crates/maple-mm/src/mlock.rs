@@ -216,12 +216,7 @@ impl Inner {
         let mut locked = (len >> PAGE_SHIFT) + self.locked_vm();
         if locked > limit {
             let end = start.saturating_add(len);
-            let already: u64 = self
-                .vmas
-                .range(start..end)
-                .filter(|(_, v)| v.flags.contains(VmFlags::LOCKED))
-                .map(|(_, v)| v.end.min(end) - v.start.max(start))
-                .sum();
+            let already = self.bytes_flagged(start, end, VmFlags::LOCKED);
             locked -= already >> PAGE_SHIFT;
         }
         locked <= limit

@@ -100,6 +100,16 @@ impl Inner {
         }
     }
 
+    /// The bytes of `start..end` that VMAs with `flag` cover (the locked or
+    /// charged part of a range).
+    pub(crate) fn bytes_flagged(&self, start: u64, end: u64, flag: VmFlags) -> u64 {
+        self.vmas
+            .range(start..end)
+            .filter(|(_, v)| v.flags.contains(flag))
+            .map(|(_, v)| v.end.min(end) - v.start.max(start))
+            .sum()
+    }
+
     /// `exit_mmap`: frees the page tables and drops the VMAs.
     pub(crate) fn teardown(&mut self, phys: &mut Phys) {
         self.pt.teardown(phys);

@@ -46,7 +46,8 @@ pub(crate) const LARGE_BATCH: usize = 64;
 /// reads every pinned reader's epoch word (a reader that pins per lookup then
 /// has to take that cache line back from the writer's CPU). Noting only when
 /// this many batches wait bounds the memory they hold and makes that cost
-/// rare: about one write in this many pays it.
+/// rare: about one write in this many pays it, and the few after it pay a
+/// pin and a flush that help the collector deliver the note.
 pub(crate) const FLUSH_PENDING: usize = 128;
 
 /// What the writer must do with the epoch collector after a write
