@@ -25,6 +25,7 @@ use super::decode::{
     clone_kind, decode, fd_number, open_mode, NameArg, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
 };
 use super::exec_layout::exec_config;
+use super::first_writes::{touches, when_written, NextCall, PendingWrites, When, TOUCH_HEAP};
 use super::input::{Capture, Phase, Snapshot};
 use super::strace::{Call, Micros, Ret};
 
@@ -95,80 +96,22 @@ pub struct Outcome {
 /// A space and what is printed with it.
 struct Image {
     img: ProcImage,
-    /// Ranges the program is assumed to write soon (see [`touches`]),
-    /// waiting for the mapping thread's first memory call that does not
-    /// set them up.
-    pending_writes: Vec<PendingWrite>,
-}
-
-/// A range the program is assumed to write soon (see [`touches`]).
-#[derive(Debug, Clone, Copy)]
-struct PendingWrite {
-    /// The thread that mapped it.
-    tid: u32,
-    start: u64,
-    end: u64,
-    /// Memory committed into a reservation ([`commits_reserved`]): a run of
-    /// commits is made before the memory is used, so the next commit does
-    /// not settle it.
-    commit: bool,
-}
-
-/// The memory call of thread `tid` before which pending writes are settled:
-/// `setup` is the range it sets up (not written yet), `unwritable` the range
-/// it makes non-writable, `commit` whether it commits reserved memory.
-#[derive(Debug, Clone, Copy)]
-struct NextCall {
-    tid: u32,
-    setup: (u64, u64),
-    unwritable: (u64, u64),
-    commit: bool,
+    /// Ranges the program is assumed to write soon.
+    pending_writes: PendingWrites,
 }
 
 impl Image {
     fn new(img: ProcImage) -> Self {
         Image {
             img,
-            pending_writes: Vec::new(),
+            pending_writes: PendingWrites::default(),
         }
     }
 
-    /// Makes the assumed first writes of the pending ranges that are due
-    /// before `next` (all of them, of every thread, for `None`): each
-    /// private writable VMA of such a range gets the anon_vma of a write
-    /// fault. Another thread's memory call says nothing about whether the
-    /// mapping thread has run on yet.
+    /// Makes the assumed first writes due before `next` (all of them for
+    /// `None`: a fork, a snapshot).
     fn settle_writes(&mut self, next: Option<NextCall>) {
-        let waits = |p: &PendingWrite| {
-            next.is_some_and(|n| {
-                let hits = |(bs, be): (u64, u64)| p.start < be && bs < p.end;
-                // Committed memory made read-only before its first use (a
-                // JVM's safepoint polling page) was never written.
-                p.tid != n.tid || hits(n.setup) || (p.commit && (n.commit || hits(n.unwritable)))
-            })
-        };
-        let mut kept = Vec::new();
-        for p in std::mem::take(&mut self.pending_writes) {
-            if waits(&p) {
-                kept.push(p);
-                continue;
-            }
-            let range = (p.start, p.end);
-            let sp = &mut self.img.space;
-            let mut at = range.0;
-            while at < range.1 {
-                let Some(v) = sp.find_vma(at) else { break };
-                let (start, end) = (v.start().max(at), v.end());
-                if start >= range.1 {
-                    break;
-                }
-                if v.flags().contains(maple_mm::VmFlags::WRITE) && !v.is_shared() {
-                    first_write(sp, start);
-                }
-                at = end;
-            }
-        }
-        self.pending_writes = kept;
+        self.pending_writes.settle(&mut self.img.space, next);
     }
 }
 
@@ -206,9 +149,6 @@ struct Replayer<'a> {
 }
 
 const EXAMPLES: usize = 5;
-
-/// Whether heap growth is written to at once (see [`touches`]).
-const TOUCH_HEAP: bool = true;
 
 fn errno_name(e: Errno) -> &'static str {
     e.name()
@@ -277,46 +217,6 @@ fn open_file(
     OpenFile::new(id)
         .mode(mode)
         .thp_aligned(thp_aligned_path(path))
-}
-
-/// Whether the replay assumes the program writes to a new mapping: private
-/// and writable. A syscall trace shows no page faults, but whether a VMA has
-/// an anon_vma (its first write fault) decides merges, fork inheritance and
-/// the `VM_ACCOUNT` drop; programs write to the private writable memory they
-/// map (malloc arenas, stacks, data segments), so the replay gives it the
-/// anon_vma of a first write. Not at once: a program may set a mapping up
-/// first (guard pages made `PROT_NONE`, `madvise`) and use it later, so the
-/// write is made before the mapping thread's next memory call that is not
-/// such a setup of the mapping ([`setup_range`]), or before a fork or a
-/// snapshot ([`Image::settle_writes`]); other threads' calls in between do
-/// not show that the mapping thread has run on. A JVM's thread stacks (a guard made
-/// `PROT_NONE` right after the `mmap` loses `VM_ACCOUNT`) and a Go heap
-/// arena (merged with its neighbour by `madvise`) need that order.
-fn touches(prot: Prot, flags: MapFlags) -> bool {
-    prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
-}
-
-/// Whether a `MAP_FIXED` anonymous `mmap` of `addr..addr+len` commits memory
-/// inside a reservation: every page of the range is mapped `PROT_NONE`
-/// anonymous memory. Runtimes reserve address space that way and commit it
-/// piecewise (a JVM's heap, card table and mark bitmaps, page by page), a
-/// run of commits before using any of it: the kernel then merges adjacent
-/// commits of the run into one VMA, which two VMAs written apart (two
-/// anon_vmas) would prevent. So such a commit is assumed written before the
-/// thread's next memory call that is not a commit too, nor an `mprotect`
-/// that makes it non-writable.
-fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
-    let end = addr.saturating_add(len);
-    let mut at = addr;
-    while at < end {
-        match sp.find_vma(at) {
-            Some(v) if v.start() <= at && v.prot() == Prot::NONE && v.is_anonymous() => {
-                at = v.end()
-            }
-            _ => return false,
-        }
-    }
-    len > 0
 }
 
 /// What a successful `MADV_COLLAPSE` of `addr..addr+len` shows the program
@@ -440,27 +340,6 @@ fn served_before(cap: &Capture, i: usize, j: usize, done: &HashSet<usize>) -> Ve
         Vec::new()
     } else {
         vec![j]
-    }
-}
-
-/// The program's first write to the mapping at `addr`: the anon_vma its
-/// write fault would give it (`AddressSpace::anon_vma_prepare`, no page).
-fn first_write(sp: &mut AddressSpace, addr: u64) {
-    sp.anon_vma_prepare(addr);
-}
-
-/// The range of a call that sets a fresh mapping up rather than uses it:
-/// `madvise` and `mprotect(PROT_NONE)` (guard pages). The assumed first
-/// writes there wait until after it; before any other call they are made
-/// (a program that writes, then `mprotect`s a mapping read-only, wrote
-/// first).
-fn setup_range(op: &Op) -> Option<(u64, u64)> {
-    match *op {
-        Op::Madvise { addr, len, .. } => Some((addr, addr.saturating_add(len))),
-        Op::Mprotect {
-            addr, len, prot, ..
-        } if prot == Prot::NONE => Some((addr, addr.saturating_add(len))),
-        _ => None,
     }
 }
 
@@ -890,27 +769,8 @@ impl<'a> Replayer<'a> {
         let files = &mut self.files;
         let slot = self.proc_space.get(&tgid).copied().flatten()?;
         let im = self.spaces.get_mut(slot).and_then(Option::as_mut)?;
-        let commit = match op {
-            Op::Mmap {
-                addr, len, flags, ..
-            } => {
-                flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE)
-                    && flags.contains(MapFlags::ANONYMOUS)
-                    && commits_reserved(&im.img.space, addr, len)
-            }
-            _ => false,
-        };
-        im.settle_writes(Some(NextCall {
-            tid: c.tid,
-            setup: setup_range(&op).unwrap_or((0, 0)),
-            unwritable: match op {
-                Op::Mprotect {
-                    addr, len, prot, ..
-                } if !prot.contains(Prot::WRITE) => (addr, addr.saturating_add(len)),
-                _ => (0, 0),
-            },
-            commit,
-        }));
+        let next = NextCall::of(c.tid, &op, &im.img.space);
+        im.settle_writes(Some(next));
         let sp = &mut im.img.space;
         match op {
             Op::Mmap {
@@ -948,6 +808,8 @@ impl<'a> Replayer<'a> {
                     Some(f) => sp.mmap_file(addr, len, prot, flags, f, off),
                     None => sp.mmap(addr, len, prot, flags, None, off),
                 };
+                let written =
+                    touches(prot, flags).then(|| when_written(sp, addr, flags, next.commits()));
                 let m = map(sp, addr, flags);
                 if let (Ret::Val(k), Ok(mv), true) = (&c.ret, &m, may_race && !fixed) {
                     if k != mv {
@@ -994,13 +856,9 @@ impl<'a> Replayer<'a> {
                     }
                     (Ret::Unknown, _) => {}
                 }
-                if let (Ret::Val(k), true) = (&c.ret, touches(prot, flags)) {
-                    im.pending_writes.push(PendingWrite {
-                        tid: c.tid,
-                        start: *k,
-                        end: k.saturating_add(len),
-                        commit,
-                    });
+                if let (Ret::Val(k), Some(when)) = (&c.ret, written) {
+                    im.pending_writes
+                        .add(c.tid, *k, k.saturating_add(len), when);
                 }
                 if let Some((k, mv)) = place {
                     self.placement(tgid, c, k, mv);
@@ -1215,12 +1073,7 @@ impl<'a> Replayer<'a> {
                 let before = sp.current_brk();
                 let m = sp.brk(addr);
                 if m > before && TOUCH_HEAP {
-                    im.pending_writes.push(PendingWrite {
-                        tid: c.tid,
-                        start: before,
-                        end: m,
-                        commit: false,
-                    });
+                    im.pending_writes.add(c.tid, before, m, When::NextUse);
                 }
                 if c.ret != Ret::Val(m) {
                     let n = format!("kernel {}, model {m:#x}", fmt_ret(&c.ret));

@@ -13,6 +13,7 @@ mod compare;
 mod decode;
 mod engine;
 mod exec_layout;
+mod first_writes;
 mod input;
 mod strace;
 mod svg;

@@ -1,0 +1,247 @@
+//! The program's first writes to the memory it maps, which a syscall trace
+//! does not show.
+//!
+//! Whether a private VMA has an anon_vma (given by its first write fault)
+//! decides merges (`is_mergeable_anon_vma`), what a child inherits at fork,
+//! and the `VM_ACCOUNT` drop. Programs write to the private writable memory
+//! they map (malloc arenas, stacks, data segments), so the replay gives such
+//! a mapping the anon_vma of a write fault, not at once but when the trace
+//! shows the mapping thread has gone on to use it: before that thread's
+//! next memory call that is not a setup of the mapping, or before a fork or
+//! a snapshot. Three kinds of mapping wait longer ([`When`]).
+
+use maple_mm::{AddressSpace, MapFlags, Prot, VmFlags};
+
+use super::decode::Op;
+
+/// Whether heap growth is written to at once.
+pub(super) const TOUCH_HEAP: bool = true;
+
+/// When a range mapped by a thread is assumed first written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum When {
+    /// Before the thread's next memory call that does not set the range up
+    /// (a guard page made `PROT_NONE`, an `madvise`: [`NextCall::setup`]).
+    /// A Go heap arena (merged with its neighbour by `madvise`) and a JVM's
+    /// thread stacks (a guard made `PROT_NONE` right after the `mmap` loses
+    /// `VM_ACCOUNT`) need that order.
+    NextUse,
+    /// Memory committed into a reservation ([`commits_reserved`]): after the
+    /// run of commits, at the thread's first memory call that is neither a
+    /// commit nor an `mprotect` making the range non-writable. Runtimes
+    /// commit reserved address space piecewise (a JVM's heap, card table
+    /// and mark bitmaps, page by page) before using any of it, and the
+    /// kernel merges adjacent commits of the run into one VMA, which two
+    /// VMAs written apart (two anon_vmas) would prevent; committed memory
+    /// made read-only before its first use (a JVM's safepoint polling page)
+    /// was never written.
+    AfterCommits,
+    /// The zero-filled end of a library's data segment (its `.bss`), mapped
+    /// by the dynamic loader ([`loader_bss`]): after the loader has
+    /// relocated, at the thread's first memory call after a RELRO
+    /// `mprotect` ([`relro`]) that is not one too. A library's code, which
+    /// writes its `.bss`, runs only once the loader has mapped every
+    /// library and relocated them (making each one's RELRO read-only);
+    /// meanwhile the loader's own small allocations land in the holes
+    /// between libraries, and the kernel merges one that fills the hole
+    /// above a `.bss` with both neighbours, which a `.bss` with an anon_vma
+    /// of its own would prevent. `relocated` once such an `mprotect` came.
+    AfterRelocation { relocated: bool },
+}
+
+/// A range the program is assumed to write, not yet written.
+#[derive(Debug, Clone, Copy)]
+struct PendingWrite {
+    /// The thread that mapped it.
+    tid: u32,
+    start: u64,
+    end: u64,
+    when: When,
+}
+
+/// What a thread's memory call, about to be applied, tells of the pending
+/// writes (see [`When`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NextCall {
+    tid: u32,
+    /// The range it sets up (not written yet).
+    setup: (u64, u64),
+    /// The range it makes non-writable.
+    unwritable: (u64, u64),
+    /// Whether it commits reserved memory.
+    commit: bool,
+    /// Whether it is a RELRO `mprotect`.
+    relro: bool,
+}
+
+impl NextCall {
+    /// Thread `tid`'s call `op`, before it is applied to `sp`.
+    pub(super) fn of(tid: u32, op: &Op, sp: &AddressSpace) -> NextCall {
+        let span = |addr: u64, len: u64| (addr, addr.saturating_add(len));
+        let (setup, unwritable, commit, relro) = match *op {
+            Op::Madvise { addr, len, .. } => (span(addr, len), (0, 0), false, false),
+            Op::Mprotect {
+                addr, len, prot, ..
+            } if !prot.contains(Prot::WRITE) => {
+                let setup = if prot == Prot::NONE {
+                    span(addr, len)
+                } else {
+                    (0, 0)
+                };
+                (setup, span(addr, len), false, relro(sp, addr, prot))
+            }
+            Op::Mmap {
+                addr, len, flags, ..
+            } => {
+                let commit = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE)
+                    && flags.contains(MapFlags::ANONYMOUS)
+                    && commits_reserved(sp, addr, len);
+                ((0, 0), (0, 0), commit, false)
+            }
+            _ => ((0, 0), (0, 0), false, false),
+        };
+        NextCall {
+            tid,
+            setup,
+            unwritable,
+            commit,
+            relro,
+        }
+    }
+
+    /// Whether the call commits reserved memory ([`When::AfterCommits`]).
+    pub(super) fn commits(&self) -> bool {
+        self.commit
+    }
+}
+
+/// The ranges of one space that the program is assumed to write soon.
+#[derive(Debug, Default)]
+pub(super) struct PendingWrites(Vec<PendingWrite>);
+
+impl PendingWrites {
+    /// Thread `tid` mapped `start..end`: to be written per `when`.
+    pub(super) fn add(&mut self, tid: u32, start: u64, end: u64, when: When) {
+        self.0.push(PendingWrite {
+            tid,
+            start,
+            end,
+            when,
+        });
+    }
+
+    /// Makes the assumed first writes that are due before `next` (all of
+    /// them, of every thread, for `None`): each private writable VMA of such
+    /// a range gets the anon_vma of a write fault. Another thread's memory
+    /// call says nothing about whether the mapping thread has run on yet.
+    pub(super) fn settle(&mut self, sp: &mut AddressSpace, next: Option<NextCall>) {
+        let mut kept = Vec::new();
+        for mut p in std::mem::take(&mut self.0) {
+            if let Some(n) = next {
+                if p.tid == n.tid
+                    && n.relro
+                    && p.when == (When::AfterRelocation { relocated: false })
+                {
+                    p.when = When::AfterRelocation { relocated: true };
+                }
+                if waits(&p, &n) {
+                    kept.push(p);
+                    continue;
+                }
+            }
+            write_range(sp, p.start, p.end);
+        }
+        self.0 = kept;
+    }
+}
+
+/// Whether pending write `p` is still not due before call `n`.
+fn waits(p: &PendingWrite, n: &NextCall) -> bool {
+    let hits = |(bs, be): (u64, u64)| p.start < be && bs < p.end;
+    p.tid != n.tid
+        || hits(n.setup)
+        || match p.when {
+            When::NextUse => false,
+            When::AfterCommits => n.commit || hits(n.unwritable),
+            When::AfterRelocation { relocated } => !relocated || n.relro,
+        }
+}
+
+/// The first write to every private writable VMA in `start..end`: the
+/// anon_vma its write fault would give it (`anon_vma_prepare`, no page).
+fn write_range(sp: &mut AddressSpace, start: u64, end: u64) {
+    let mut at = start;
+    while at < end {
+        let Some(v) = sp.find_vma(at) else { break };
+        let (from, to) = (v.start().max(at), v.end());
+        if from >= end {
+            break;
+        }
+        if v.flags().contains(VmFlags::WRITE) && !v.is_shared() {
+            sp.anon_vma_prepare(from);
+        }
+        at = to;
+    }
+}
+
+/// Whether the replay assumes the program writes to a new mapping: private
+/// and writable.
+pub(super) fn touches(prot: Prot, flags: MapFlags) -> bool {
+    prot.contains(Prot::WRITE) && !flags.intersects(MapFlags::SHARED)
+}
+
+/// When a private writable `mmap` of `addr..addr+len` with `flags` that the
+/// kernel made is assumed first written, judged before the call is applied
+/// to `sp` (`commit`: [`NextCall::commits`] of the call).
+pub(super) fn when_written(sp: &AddressSpace, addr: u64, flags: MapFlags, commit: bool) -> When {
+    if commit {
+        When::AfterCommits
+    } else if loader_bss(sp, addr, flags) {
+        When::AfterRelocation { relocated: false }
+    } else {
+        When::NextUse
+    }
+}
+
+/// Whether a `MAP_FIXED` anonymous `mmap` at `addr` commits memory inside a
+/// reservation: every page of `addr..addr+len` is mapped `PROT_NONE`
+/// anonymous memory.
+fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
+    let end = addr.saturating_add(len);
+    let mut at = addr;
+    while at < end {
+        match sp.find_vma(at) {
+            Some(v) if v.start() <= at && v.prot() == Prot::NONE && v.is_anonymous() => {
+                at = v.end()
+            }
+            _ => return false,
+        }
+    }
+    len > 0
+}
+
+/// Whether a private anonymous `MAP_FIXED` `mmap` at `addr` is how the
+/// dynamic loader (`_dl_map_segments`) maps the zero-filled end of a data
+/// segment: it starts where a private writable mapping of a file ends (the
+/// segment's file-backed part, just mapped).
+fn loader_bss(sp: &AddressSpace, addr: u64, flags: MapFlags) -> bool {
+    flags.contains(MapFlags::FIXED | MapFlags::ANONYMOUS)
+        && !flags.intersects(MapFlags::SHARED)
+        && addr > 0
+        && sp.vma_at(addr - 1).is_some_and(|v| {
+            v.end() == addr
+                && v.file().is_some()
+                && !v.is_shared()
+                && v.flags().contains(VmFlags::WRITE)
+        })
+}
+
+/// Whether an `mprotect(addr, .., prot)` is the loader making a library's
+/// RELRO region read-only after relocating it (`_dl_protect_relro`): read
+/// only, at a private writable mapping of a file.
+fn relro(sp: &AddressSpace, addr: u64, prot: Prot) -> bool {
+    prot == Prot::READ
+        && sp.vma_at(addr).is_some_and(|v| {
+            v.file().is_some() && !v.is_shared() && v.flags().contains(VmFlags::WRITE)
+        })
+}
