@@ -677,3 +677,47 @@ fn a_loaders_bss_is_written_after_relocation() {
         "{stdout}"
     );
 }
+
+/// A hand-made capture: `mseal` as strace 6.1 prints it (it predates the
+/// call), then the calls the seal refuses, `EPERM` in the kernel and in the
+/// model.
+#[test]
+fn a_sealed_mapping_refuses_change() {
+    let cap = HandMade::new("mseal");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 16384, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffb000\n\
+         2.100000 syscall_0x1ce(0x7ffff7ffc000, 0x2000, 0, 0, 0x64, 0) = 0\n\
+         2.200000 munmap(0x7ffff7ffb000, 16384) = -1 EPERM (Operation not permitted)\n\
+         2.300000 mprotect(0x7ffff7ffc000, 4096, PROT_READ) = -1 EPERM (Operation not permitted)\n\
+         2.400000 mremap(0x7ffff7ffc000, 8192, 16384, MREMAP_MAYMOVE) = -1 EPERM (Operation not permitted)\n\
+         2.500000 mprotect(0x7ffff7ffb000, 4096, PROT_READ) = 0\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ exited with 0 +++\n",
+    );
+    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+    let stack =
+        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+    let parts = "7ffff7ffb000-7ffff7ffc000 r--p 00000000 00:00 0 \n\
+                 7ffff7ffc000-7ffff7ffe000 rw-p 00000000 00:00 0 \n\
+                 7ffff7ffe000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
+    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.2.exit", &format!("{prog}{parts}{stack}"));
+    cap.file(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         3.100000\t100\t100\t2\texit\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("result_mismatches=0 not_modelled=0 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "snapshots=1 snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"
+        ),
+        "{stdout}"
+    );
+}

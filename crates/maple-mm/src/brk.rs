@@ -15,7 +15,8 @@ impl AddressSpace {
     /// Linux rules (`SYSCALL_DEFINE1(brk)`, `do_brk_flags`):
     /// - below `start_brk` → refused;
     /// - same page → only the recorded break moves;
-    /// - shrinking unmaps the freed pages, refused if no VMA is there;
+    /// - shrinking unmaps the freed pages, refused if no VMA is there or
+    ///   one of them is sealed ([`mseal`](Self::mseal));
     /// - growing is refused if the new end plus one page reaches into the
     ///   next VMA's start (minus its guard gap if it grows down), or at
     ///   `map_count > max_map_count`; the heap VMA

@@ -6,6 +6,7 @@
 //! as `mprotect`, plan and commit one VMA at a time: see `range.rs`).
 
 use crate::error::Errno;
+use crate::flags::VmFlags;
 use crate::memory::Phys;
 use crate::space::Inner;
 use crate::vma::{Backing, Vma};
@@ -90,6 +91,11 @@ impl Inner {
             let (is, ie) = (v.start.max(start), v.end.min(end));
             let part = v.slice(is, ie);
             let r = change(&part)?;
+            // A sealed VMA is not unmapped or replaced (the munmap part of
+            // `munmap`, `MAP_FIXED`, `mremap`, `brk`: `vms_gather_munmap_vmas`).
+            if r.is_none() && part.flags.contains(VmFlags::SEALED) {
+                return Err(Errno::EPERM);
+            }
             if let Some(nv) = &r {
                 if nv.start == is && nv.end == ie && nv.same_attrs(&part) {
                     pieces.push((v.clone(), false));

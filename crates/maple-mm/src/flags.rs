@@ -274,6 +274,11 @@ flag_type! {
         PKEY_BIT2 = 1 << 34;
         /// `VM_PKEY_BIT3`.
         PKEY_BIT3 = 1 << 35;
+        /// `VM_SEALED` (`mseal`, smaps `sl`): the VMA may not be unmapped,
+        /// replaced, moved, resized or reprotected, nor its anonymous
+        /// read-only memory discarded (see
+        /// [`AddressSpace::mseal`](crate::AddressSpace::mseal)).
+        SEALED = 1 << 42;
     }
 }
 

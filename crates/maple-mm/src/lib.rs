@@ -84,6 +84,12 @@
 //!   locked but not on fault (`__mm_populate`); `RLIMIT_MEMLOCK`
 //!   ([`Config::memlock_limit`], unlimited by default as for root) with the
 //!   kernel's `EPERM`, `ENOMEM` and `EAGAIN` (tests in `tests/mlock.rs`).
+//! - **Sealing**: [`mseal`](AddressSpace::mseal) sets `VM_SEALED` on
+//!   every VMA of a fully mapped range; a sealed VMA is not unmapped,
+//!   replaced, moved, resized or reprotected (`munmap`, `MAP_FIXED`,
+//!   `mremap`, `brk`, `mprotect`: `EPERM`), nor is its private anonymous
+//!   memory discarded by `madvise` where the program may not write it;
+//!   seals survive fork (tests in `tests/mseal.rs`).
 //! - **Overcommit**: the commit charge of the kernel's default heuristic
 //!   (`vm.overcommit_memory = 0`, `__vm_enough_memory`): one charge
 //!   larger than RAM plus swap ([`Config::commit_limit`], no limit by
@@ -190,6 +196,7 @@ mod mlock;
 mod mmap;
 mod mprotect;
 mod mremap;
+mod mseal;
 mod pagecache;
 mod pagetable;
 mod pkeys;

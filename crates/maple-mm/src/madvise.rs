@@ -43,6 +43,11 @@ impl AddressSpace {
     /// - `COLLAPSE` checks each VMA may have huge pages and fills the aligned
     ///   2 MiB blocks that have a page; `GUARD_INSTALL` / `GUARD_REMOVE` put
     ///   and take guard markers (see [`Advice`]).
+    /// - on a sealed VMA ([`mseal`](Self::mseal)) of private anonymous
+    ///   memory the program may not write (not `VM_WRITE`, or its protection
+    ///   key's rights deny writes), advice that discards memory
+    ///   (`DONTNEED`, `DONTNEED_LOCKED`, `FREE`, `REMOVE`, `DONTFORK`,
+    ///   `WIPEONFORK`, `GUARD_INSTALL`) → `EPERM`.
     ///
     /// ```
     /// use maple_mm::{AddressSpace, Advice, MapFlags, Prot, VmFlags, Errno};
@@ -120,6 +125,30 @@ fn advised_flags(v: &Vma, advice: Advice) -> Result<VmFlags, Errno> {
     })
 }
 
+/// `can_madvise_modify`: whether `advice` may apply to `vma` if it is
+/// sealed. Advice that discards memory (`DONTNEED`, `DONTNEED_LOCKED`,
+/// `FREE`, `REMOVE`, `DONTFORK`, `WIPEONFORK`, `GUARD_INSTALL`) is refused
+/// on sealed private anonymous memory the program may not write
+/// (`writable`: `VM_WRITE`, and the thread's protection key rights allow
+/// writes): its contents could not be changed otherwise.
+fn may_discard_sealed(vma: &Vma, writable: bool, advice: Advice) -> bool {
+    let discard = matches!(
+        advice,
+        Advice::DontNeed
+            | Advice::DontNeedLocked
+            | Advice::Free
+            | Advice::Remove
+            | Advice::DontFork
+            | Advice::WipeOnFork
+            | Advice::GuardInstall
+    );
+    !vma.flags.contains(VmFlags::SEALED)
+        || !discard
+        || vma.vm_file.is_some()
+        || vma.flags.contains(VmFlags::SHARED)
+        || writable
+}
+
 impl Inner {
     pub(crate) fn madvise(
         &mut self,
@@ -154,6 +183,10 @@ impl Inner {
         advice: Advice,
     ) -> Result<(), Errno> {
         let flags = vma.flags;
+        let writable = flags.contains(VmFlags::WRITE) && self.pkey_allows(vma, true);
+        if !may_discard_sealed(vma, writable, advice) {
+            return Err(Errno::EPERM);
+        }
         match advice {
             Advice::WillNeed => Ok(()),
             Advice::DontNeed | Advice::DontNeedLocked | Advice::Free => {

@@ -54,7 +54,7 @@ impl AddressSpace {
     ///   private writable mappings without `MAP_NORESERVE`
     ///   (`accountable_mapping`);
     /// - `mmap_region`: what the new range covers is unmapped first (the
-    ///   split check of `munmap` applies), then the new VMA merges with
+    ///   split check of `munmap` applies, and a sealed VMA there → `EPERM`), then the new VMA merges with
     ///   compatible neighbours (`vma_merge_new_range`);
     /// - `MAP_POPULATE` (without `MAP_NONBLOCK`) and `VM_LOCKED` (without
     ///   `VM_LOCKONFAULT`) fault every page in (write faults for private
@@ -114,7 +114,8 @@ impl AddressSpace {
     /// Rules: `addr` page aligned, `addr <= TASK_SIZE` and
     /// `len <= TASK_SIZE - addr`, else `EINVAL`; `len` rounded up to pages,
     /// zero → `EINVAL`; punching a hole into one VMA needs
-    /// `map_count < max_map_count` (`ENOMEM`, `do_vmi_align_munmap`). Page
+    /// `map_count < max_map_count` (`ENOMEM`, `do_vmi_align_munmap`); a
+    /// sealed VMA in the range → `EPERM` ([`mseal`](Self::mseal)). Page
     /// tables no VMA needs any more are freed (`free_pgtables`).
     ///
     /// ```

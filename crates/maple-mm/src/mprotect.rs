@@ -20,8 +20,9 @@ impl AddressSpace {
     ///   starts at the VMA's start, which must grow down (`EINVAL`);
     /// - then VMA by VMA, in address order: a protection the VMA may not
     ///   have (`VM_MAY*`) → `EACCES`; a hole → `ENOMEM`; a split at
-    ///   `max_map_count` → `ENOMEM`. The VMAs before the failure keep their
-    ///   new protection, as in Linux;
+    ///   `max_map_count` → `ENOMEM`; a sealed VMA ([`mseal`](Self::mseal))
+    ///   → `EPERM`, even for the protection it has. The VMAs before the
+    ///   failure keep their new protection, as in Linux;
     /// - making a private mapping writable for the first time adds
     ///   `VM_ACCOUNT` and charges the VMA part (`ENOMEM` above the commit
     ///   limit: see [`Config::commit_limit`](crate::Config::commit_limit));
@@ -108,6 +109,11 @@ impl Inner {
             &mut |mm, phys, vma, s, e| {
                 let key = mm.mprotect_pkey_of(vma, prot, pkey);
                 let new_flags = protected_flags(vma, bits)?.with_pkey(key);
+                // mprotect_fixup: a sealed VMA refuses even a change to
+                // what it has.
+                if vma.flags.contains(VmFlags::SEALED) {
+                    return Err(Errno::EPERM);
+                }
                 if new_flags == vma.flags {
                     return Ok(());
                 }

@@ -41,7 +41,9 @@ impl AddressSpace {
     ///   the new range outside the task or overlapping the old one →
     ///   `EINVAL`, checked before the VMA lookup (Linux 6.18 on this
     ///   machine: `DONTUNMAP` without `FIXED` takes `new_addr` as a hint but
-    ///   checks it all the same); no VMA at `old_addr` → `EFAULT`;
+    ///   checks it all the same); no VMA at `old_addr` → `EFAULT`, a sealed
+    ///   one ([`mseal`](Self::mseal)) → `EPERM`, as is a sealed VMA in the
+    ///   target of `FIXED`;
     /// - shrinking unmaps the tail `old_addr + new_len .. old_addr + old_len`
     ///   (whatever VMAs it covers) and keeps the address;
     /// - growing needs `old_addr .. old_addr + old_len` inside one VMA
@@ -173,9 +175,7 @@ impl Inner {
                 return Err(Errno::EINVAL);
             }
         }
-        if self.vmas.get(addr).is_none() {
-            return Err(Errno::EFAULT);
-        }
+        self.check_source(addr)?;
         if fixed && old_len == new_len {
             let first_end = self.vmas.get(addr).map_or(addr, |v| v.end);
             if addr.saturating_add(old_len) > first_end {
@@ -267,6 +267,16 @@ impl Inner {
         first_result.ok_or(Errno::EFAULT)
     }
 
+    /// `check_prep_vma`'s first checks: a VMA at `addr` (`EFAULT`), not
+    /// sealed (`EPERM`: a sealed VMA is neither moved nor resized).
+    fn check_source(&self, addr: u64) -> Result<(), Errno> {
+        match self.vmas.get(addr) {
+            None => Err(Errno::EFAULT),
+            Some(v) if v.flags.contains(VmFlags::SEALED) => Err(Errno::EPERM),
+            Some(_) => Ok(()),
+        }
+    }
+
     /// `vma_to_resize`: the VMA at `addr`, which must hold the whole old range.
     fn vma_to_resize(&self, addr: u64, old_len: u64, new_len: u64) -> Result<Vma, Errno> {
         let vma = self.vmas.get(addr).cloned().ok_or(Errno::EFAULT)?;
@@ -321,6 +331,8 @@ impl Inner {
         fixed: bool,
         dontunmap: bool,
     ) -> Result<u64, Errno> {
+        // remap_move moves each part through here: each one's VMA checked.
+        self.check_source(addr)?;
         let ts = self.cfg.task_size;
         if self.vmas.len() + 2 >= self.cfg.max_map_count.saturating_sub(3) {
             return Err(Errno::ENOMEM);

@@ -245,7 +245,8 @@ impl Inner {
         while let Some(v) = self.vmas.range(at..).next().map(|(_, v)| v.clone()) {
             at = v.end;
             if let (true, Some((shmid, _))) = (at_its_offset(&v, addr), v.sysv()) {
-                // Whole VMAs: the unmap cannot fail.
+                // Whole VMAs: only a sealed one refuses to go, and
+                // ksys_shmdt does not look at the unmap's result either.
                 let _ = self.unmap_range(phys, v.start, v.end);
                 let size = phys.cache.sysv_info(shmid).map_or(0, |s| s.size);
                 found = Some((v.vm_file, page_align(size).unwrap_or(u64::MAX)));

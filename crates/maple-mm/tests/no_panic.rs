@@ -1,7 +1,7 @@
 //! Property test: system calls with arbitrary arguments never panic, and a
-//! call that fails changes nothing, except `mprotect`, `madvise`, `mlock`
-//! and `munlock`, which Linux applies VMA by VMA up to the failure
-//! (tests/errors.rs and tests/mlock.rs check how).
+//! call that fails changes nothing, except `mprotect`, `madvise`, `mlock`,
+//! `munlock` and `mseal`, which Linux applies VMA by VMA up to the failure
+//! (tests/errors.rs, tests/mlock.rs and tests/mseal.rs check how).
 
 mod common;
 use common::*;
@@ -63,6 +63,8 @@ enum Call {
     /// shmat: (shmid, size, addr, flags)
     Shmat(i32, u64, u64, u32),
     Shmdt(u64),
+    /// mseal: (addr, len, flags)
+    Mseal(u64, u64, u64),
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -97,6 +99,7 @@ fn call() -> impl Strategy<Value = Call> {
         2 => (prop_oneof![0..3i32, any::<i32>()], prop_oneof![Just(0u64), 1..64 * P, any::<u64>()], addr(), prop_oneof![Just(0u32), Just(0o10000), Just(0o20000), Just(0o40000), Just(0o60000), Just(0o100000), any::<u32>()])
             .prop_map(|(id, sz, a, f)| Call::Shmat(id, sz, a, f)),
         1 => addr().prop_map(Call::Shmdt),
+        1 => (addr(), len(), prop_oneof![Just(0u64), any::<u64>()]).prop_map(|(a, l, f)| Call::Mseal(a, l, f)),
     ]
 }
 
@@ -164,6 +167,7 @@ fn run(mm: &mut AddressSpace, c: &Call) -> bool {
             mm.shmat(seg, a, f).is_ok()
         }
         Call::Shmdt(a) => mm.shmdt(a).is_ok(),
+        Call::Mseal(a, l, f) => mm.mseal(a, l, f).is_ok(),
     }
 }
 
@@ -180,7 +184,7 @@ proptest! {
         for c in &calls {
             let before = (mm.maps(), mm.stats());
             let ok = run(&mut mm, c);
-            let partial = matches!(c, Call::Mprotect(..) | Call::Madvise(..) | Call::Mlock(..));
+            let partial = matches!(c, Call::Mprotect(..) | Call::Madvise(..) | Call::Mlock(..) | Call::Mseal(..));
             if !ok && !partial {
                 let after = (mm.maps(), mm.stats());
                 prop_assert_eq!(&before.0, &after.0, "{:?} failed but changed the layout", c);

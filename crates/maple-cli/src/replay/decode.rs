@@ -59,6 +59,9 @@ pub enum Op {
     Mlockall { flags: u32 },
     /// `munlockall()`.
     Munlockall,
+    /// `mseal(addr, len, flags)` (strace 6.1, which predates it, prints
+    /// `syscall_0x1ce(addr, len, flags, ...)`).
+    Mseal { addr: u64, len: u64, flags: u64 },
     /// `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name)`.
     SetAnonName { addr: u64, len: u64, name: NameArg },
 }
@@ -430,6 +433,12 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             flags: flag_arg(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
         },
         "munlockall" => Op::Munlockall,
+        // 462 in the one syscall table every architecture shares since 5.1.
+        "mseal" | "syscall_0x1ce" => Op::Mseal {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+            flags: num(arg(c, 2)?, "flags")?,
+        },
         "prctl" if is_set_anon_name(c) => Op::SetAnonName {
             addr: num(arg(c, 2)?, "address")?,
             len: num(arg(c, 3)?, "length")?,
@@ -442,11 +451,10 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
 
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 6] = [
+pub const NOT_MODELLED: [&str; 5] = [
     "mbind",
     "remap_file_pages",
     "process_madvise",
-    "mseal",
     "map_shadow_stack",
     "memfd_secret",
 ];
@@ -681,6 +689,16 @@ mod tests {
             Op::Mlockall { flags: 0 }
         );
         assert_eq!(one("munlockall() = 0"), Op::Munlockall);
+        let seal = Op::Mseal {
+            addr: 0x7fff_f7da_6000,
+            len: 8192,
+            flags: 0,
+        };
+        assert_eq!(one("mseal(0x7ffff7da6000, 8192, 0) = 0"), seal);
+        assert_eq!(
+            one("syscall_0x1ce(0x7ffff7da6000, 0x2000, 0, 0, 0x64, 0) = 0"),
+            seal
+        );
     }
 
     #[test]

@@ -1053,6 +1053,10 @@ impl<'a> Replayer<'a> {
                 let m = sp.munlockall();
                 self.check_status(tgid, c, &m);
             }
+            Op::Mseal { addr, len, flags } => {
+                let m = sp.mseal(addr, len, flags);
+                self.check_status(tgid, c, &m);
+            }
             Op::PkeyAlloc { flags, rights } => {
                 let m = sp.pkey_alloc(flags, rights).map(u64::from);
                 let same = match (&c.ret, &m) {
