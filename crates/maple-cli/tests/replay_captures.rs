@@ -127,6 +127,12 @@ fn maple(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .expect("maple runs")
 }
 
+/// The program's and the stack's lines in a hand-made capture's layouts.
+const PROG: &str =
+    "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
+const STACK: &str =
+    "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
+
 /// A capture written by hand into a fresh temporary directory (removed when
 /// dropped), for the replay rules no real capture shows on its own.
 struct HandMade {
@@ -143,6 +149,18 @@ impl HandMade {
 
     fn file(&self, name: &str, text: &str) {
         std::fs::write(self.dir.join(name), text).unwrap();
+    }
+
+    /// Process 100's two layouts: [`PROG`] and [`STACK`] after its
+    /// `execve` (at 1.1 s), and with `maps` between them at its exit (at
+    /// `exit_time`).
+    fn layouts(&self, exit_time: &str, maps: &str) {
+        self.file("maps.100.1.execexit", &format!("{PROG}{STACK}"));
+        self.file("maps.100.2.exit", &format!("{PROG}{maps}{STACK}"));
+        self.file(
+            "snapshots.tsv",
+            &format!("1.100000\t100\t100\t1\texecexit\n{exit_time}\t100\t100\t2\texit\n"),
+        );
     }
 
     /// `maple replay DIR --out DIR/out`: its stdout, after checking that it
@@ -322,20 +340,17 @@ fn threads_unfinished_calls_and_vfork() {
          5.300000 execve(\"/bin/y\", [\"y\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
          5.700000 exit_group(0) = ?\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let both = "7ffff7ffd000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{both}{stack}"));
-    cap.file("maps.102.1.execentry", &format!("{prog}{both}{stack}"));
+    cap.file("maps.100.1.execexit", &format!("{PROG}{STACK}"));
+    cap.file("maps.100.2.exit", &format!("{PROG}{both}{STACK}"));
+    cap.file("maps.102.1.execentry", &format!("{PROG}{both}{STACK}"));
     cap.file(
         "maps.102.2.execexit",
-        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+        &format!("{}{STACK}", PROG.replace("/bin/x", "/bin/y")),
     );
     cap.file(
         "maps.102.3.exit",
-        &format!("{}{stack}", prog.replace("/bin/x", "/bin/y")),
+        &format!("{}{STACK}", PROG.replace("/bin/x", "/bin/y")),
     );
     cap.file(
         "snapshots.tsv",
@@ -369,7 +384,7 @@ fn threads_unfinished_calls_and_vfork() {
     );
     assert_eq!(
         cap.output("maps.102.1.execentry"),
-        format!("{prog}{both}{stack}")
+        format!("{PROG}{both}{STACK}")
     );
 }
 
@@ -396,17 +411,8 @@ fn a_call_served_after_several_of_another_thread() {
          3.000300 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffc000\n\
          3.900000 +++ exited with 0 +++\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let four = "7ffff7ffb000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{four}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n\
-         3.950000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("3.950000", four);
     let stdout = cap.replay();
     assert!(
         stdout.contains("summary: processes=1 calls=4 placements=4 placement_hits=4 "),
@@ -435,18 +441,9 @@ fn dev_zero_keeps_its_name_and_a_closed_descriptor_is_ebadf() {
          3.000000 exit_group(0) = ?\n\
          3.500000 +++ exited with 0 +++\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let zero =
         "7ffff7ffb000-7ffff7fff000 rw-p 00000000 00:06 4                          /dev/zero\n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{zero}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n\
-         2.950000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("2.950000", zero);
     let stdout = cap.replay();
     assert!(
         stdout.contains(
@@ -482,10 +479,7 @@ fn the_commit_limit_decides_a_huge_charge() {
          3.000000 exit_group(0) = ?\n\
          3.500000 +++ exited with 0 +++\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
+    cap.file("maps.100.1.execexit", &format!("{PROG}{STACK}"));
     cap.file("snapshots.tsv", "1.100000\t100\t100\t1\texecexit\n");
     let limited = cap.replay_with(&["--commit-limit", &(24u64 << 30).to_string()]);
     assert!(
@@ -515,17 +509,9 @@ fn a_collapse_the_kernel_accepted_is_evidence_of_a_write_not_a_free_pass() {
          2.400000 madvise(0x7ffff7600000, 2097152, MADV_COLLAPSE) = 0\n\
          3.000000 exit_group(0) = ?\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let maps = "7ffff7600000-7ffff7a00000 rw-p 00000000 00:00 0 \n\
                 7ffff7a00000-7ffff7e00000 rw-p 00000000 00:00 0 \n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{maps}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("3.100000", maps);
     let stdout = cap.replay();
     // The first collapse matches (the write it shows was made); the second,
     // inside a block (its ends round past each other), is EINVAL in both;
@@ -555,16 +541,8 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
          2.500000 shmat(9, 0x1001, 0) = -1 EINVAL (Invalid argument)\n\
          3.000000 exit_group(0) = ?\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let seg = "7ffff7ffd000-7ffff7fff000 r--s 00000000 00:01 5                          /SYSV00000000 (deleted)\n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{seg}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("3.100000", seg);
     let stdout = cap.replay();
     assert!(
         stdout.contains("calls=4 placements=0 ")
@@ -576,7 +554,7 @@ fn shmat_sizes_from_shmget_or_a_later_snapshot() {
         stdout.contains("shmat of a segment of unknown size"),
         "{stdout}"
     );
-    assert_eq!(cap.output("maps.100.2.exit"), format!("{prog}{seg}{stack}"));
+    assert_eq!(cap.output("maps.100.2.exit"), format!("{PROG}{seg}{STACK}"));
 }
 
 /// A hand-made capture from a kernel with `CONFIG_ANON_VMA_NAME`: the
@@ -597,21 +575,11 @@ fn anon_vma_names_when_the_kernel_has_them() {
          3.000000 exit_group(0) = ?\n",
     );
     let line = |head: &str, name: &str| format!("{head:<73}{name}\n");
-    let prog = line("555555554000-555555555000 r-xp 00000000 08:01 7 ", "/bin/x");
-    let stack = line(
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0 ",
-        "[stack]",
-    );
     let named = format!(
         "7ffff7ff9000-7ffff7ffa000 rw-p 00000000 00:00 0 \n{}7ffff7ffb000-7ffff7ffc000 rw-p 00000000 00:00 0 \n",
         line("7ffff7ffa000-7ffff7ffb000 rw-p 00000000 00:00 0 ", "[anon:buf \"1\"]")
     );
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{named}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n3.100000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("3.100000", &named);
     let stdout = cap.replay();
     assert!(
         stdout.contains("calls=4 ")
@@ -621,7 +589,7 @@ fn anon_vma_names_when_the_kernel_has_them() {
     );
     assert_eq!(
         cap.output("maps.100.2.exit"),
-        format!("{prog}{named}{stack}")
+        format!("{PROG}{named}{STACK}")
     );
 }
 
@@ -652,22 +620,13 @@ fn a_loaders_bss_is_written_after_relocation() {
          6.000000 exit_group(0) = ?\n\
          6.500000 +++ exited with 0 +++\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let libs = "7ffff7e00000-7ffff7e01000 r--p 00001000 08:01 9                          /lib/libb.so\n\
                 7ffff7e01000-7ffff7e03000 rw-p 00000000 00:00 0 \n\
                 7ffff7e03000-7ffff7e04000 rw-p 00000000 00:00 0 \n\
                 7ffff7f00000-7ffff7f01000 r--p 00001000 08:01 8                          /lib/liba.so\n\
                 7ffff7f01000-7ffff7f02000 rw-p 00002000 08:01 8                          /lib/liba.so\n\
                 7ffff7f02000-7ffff7f08000 rw-p 00000000 00:00 0 \n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{libs}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n\
-         6.100000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("6.100000", libs);
     let stdout = cap.replay();
     assert!(stdout.contains("result_mismatches=0 "), "{stdout}");
     assert!(
@@ -696,19 +655,10 @@ fn a_sealed_mapping_refuses_change() {
          3.000000 exit_group(0) = ?\n\
          3.500000 +++ exited with 0 +++\n",
     );
-    let prog = "555555554000-555555555000 r-xp 00000000 08:01 7                          /bin/x\n";
-    let stack =
-        "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                          [stack]\n";
     let parts = "7ffff7ffb000-7ffff7ffc000 r--p 00000000 00:00 0 \n\
                  7ffff7ffc000-7ffff7ffe000 rw-p 00000000 00:00 0 \n\
                  7ffff7ffe000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
-    cap.file("maps.100.1.execexit", &format!("{prog}{stack}"));
-    cap.file("maps.100.2.exit", &format!("{prog}{parts}{stack}"));
-    cap.file(
-        "snapshots.tsv",
-        "1.100000\t100\t100\t1\texecexit\n\
-         3.100000\t100\t100\t2\texit\n",
-    );
+    cap.layouts("3.100000", parts);
     let stdout = cap.replay();
     assert!(
         stdout.contains("result_mismatches=0 not_modelled=0 "),
