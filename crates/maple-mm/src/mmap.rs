@@ -54,8 +54,9 @@ impl AddressSpace {
     ///   private writable mappings without `MAP_NORESERVE`
     ///   (`accountable_mapping`);
     /// - `mmap_region`: what the new range covers is unmapped first (the
-    ///   split check of `munmap` applies, and a sealed VMA there → `EPERM`), then the new VMA merges with
-    ///   compatible neighbours (`vma_merge_new_range`);
+    ///   split check of `munmap` applies, and a sealed VMA there →
+    ///   `EPERM`), then the new VMA merges with compatible neighbours
+    ///   (`vma_merge_new_range`);
     /// - `MAP_POPULATE` (without `MAP_NONBLOCK`) and `VM_LOCKED` (without
     ///   `VM_LOCKONFAULT`) fault every page in (write faults for private
     ///   writable mappings; none for `PROT_NONE`: `__mm_populate`).
