@@ -90,6 +90,11 @@
 //!   `mremap`, `brk`, `mprotect`: `EPERM`), nor is its private anonymous
 //!   memory discarded by `madvise` where the program may not write it;
 //!   seals survive fork (tests in `tests/mseal.rs`).
+//! - **Nonlinear mappings**:
+//!   [`remap_file_pages`](AddressSpace::remap_file_pages) as Linux has
+//!   emulated it since 4.0: a new shared mapping of the same object at the
+//!   given page offset, in place of the range (tests in
+//!   `tests/remap_file_pages.rs`).
 //! - **Overcommit**: the commit charge of the kernel's default heuristic
 //!   (`vm.overcommit_memory = 0`, `__vm_enough_memory`): one charge
 //!   larger than RAM plus swap ([`Config::commit_limit`], no limit by
@@ -142,6 +147,9 @@
 //!   `/sys/kernel/mm/transparent_hugepage/enabled` says), **shmem huge pages
 //!   off** (`shmem_enabled=never`: shared anonymous memory is not aligned),
 //!   and each file's placement rule as its [`OpenFile`] says.
+//! - **Objects without a size**: a file or shared memory object has a page
+//!   at every offset (zeros until written), so an access past its end,
+//!   which Linux answers with `SIGBUS`, reads zeros in the model.
 //!
 //! Physical memory ([`Memory`]: frames with reference counts and 4 KiB of
 //! contents each, page-table pages, page cache) is shared by the spaces
@@ -203,6 +211,7 @@ mod pkeys;
 mod placement;
 pub mod procmaps;
 mod range;
+mod remap_file_pages;
 mod shm;
 mod space;
 mod special;

@@ -65,6 +65,8 @@ enum Call {
     Shmdt(u64),
     /// mseal: (addr, len, flags)
     Mseal(u64, u64, u64),
+    /// remap_file_pages: (start, size, prot, pgoff, flags)
+    RemapFilePages(u64, u64, u64, u64, u64),
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -100,6 +102,8 @@ fn call() -> impl Strategy<Value = Call> {
             .prop_map(|(id, sz, a, f)| Call::Shmat(id, sz, a, f)),
         1 => addr().prop_map(Call::Shmdt),
         1 => (addr(), len(), prop_oneof![Just(0u64), any::<u64>()]).prop_map(|(a, l, f)| Call::Mseal(a, l, f)),
+        1 => (addr(), len(), prop_oneof![Just(0u64), any::<u64>()], prop_oneof![0..8u64, any::<u64>()], prop_oneof![Just(0u64), Just(0x1_0000), any::<u64>()])
+            .prop_map(|(a, l, p, o, f)| Call::RemapFilePages(a, l, p, o, f)),
     ]
 }
 
@@ -168,6 +172,7 @@ fn run(mm: &mut AddressSpace, c: &Call) -> bool {
         }
         Call::Shmdt(a) => mm.shmdt(a).is_ok(),
         Call::Mseal(a, l, f) => mm.mseal(a, l, f).is_ok(),
+        Call::RemapFilePages(a, l, p, o, f) => mm.remap_file_pages(a, l, p, o, f).is_ok(),
     }
 }
 

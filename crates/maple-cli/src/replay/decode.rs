@@ -59,6 +59,14 @@ pub enum Op {
     Mlockall { flags: u32 },
     /// `munlockall()`.
     Munlockall,
+    /// `remap_file_pages(addr, size, prot, pgoff, flags)`.
+    RemapFilePages {
+        addr: u64,
+        size: u64,
+        prot: u64,
+        pgoff: u64,
+        flags: u64,
+    },
     /// `mseal(addr, len, flags)` (strace 6.1, which predates it, prints
     /// `syscall_0x1ce(addr, len, flags, ...)`).
     Mseal { addr: u64, len: u64, flags: u64 },
@@ -433,6 +441,13 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             flags: flag_arg(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
         },
         "munlockall" => Op::Munlockall,
+        "remap_file_pages" => Op::RemapFilePages {
+            addr: num(arg(c, 0)?, "address")?,
+            size: num(arg(c, 1)?, "size")?,
+            prot: bits(arg(c, 2)?, &PROTS, "protection")?,
+            pgoff: num(arg(c, 3)?, "page offset")?,
+            flags: bits(arg(c, 4)?, &MAPS, "mmap flag")?,
+        },
         // 462 in the one syscall table every architecture shares since 5.1.
         "mseal" | "syscall_0x1ce" => Op::Mseal {
             addr: num(arg(c, 0)?, "address")?,
@@ -451,9 +466,8 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
 
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 5] = [
+pub const NOT_MODELLED: [&str; 4] = [
     "mbind",
-    "remap_file_pages",
     "process_madvise",
     "map_shadow_stack",
     "memfd_secret",
@@ -689,6 +703,16 @@ mod tests {
             Op::Mlockall { flags: 0 }
         );
         assert_eq!(one("munlockall() = 0"), Op::Munlockall);
+        assert_eq!(
+            one("remap_file_pages(0x7ffff7d9d000, 8192, PROT_NONE, 4, MAP_FILE) = 0"),
+            Op::RemapFilePages {
+                addr: 0x7fff_f7d9_d000,
+                size: 8192,
+                prot: 0,
+                pgoff: 4,
+                flags: 0,
+            }
+        );
         let seal = Op::Mseal {
             addr: 0x7fff_f7da_6000,
             len: 8192,

@@ -1053,6 +1053,16 @@ impl<'a> Replayer<'a> {
                 let m = sp.munlockall();
                 self.check_status(tgid, c, &m);
             }
+            Op::RemapFilePages {
+                addr,
+                size,
+                prot,
+                pgoff,
+                flags,
+            } => {
+                let m = sp.remap_file_pages(addr, size, prot, pgoff, flags);
+                self.check_status(tgid, c, &m);
+            }
             Op::Mseal { addr, len, flags } => {
                 let m = sp.mseal(addr, len, flags);
                 self.check_status(tgid, c, &m);
