@@ -4,7 +4,7 @@
 //! every step.
 //!
 //! The model knows, for every mapped page, its protection, what it reads
-//! back and its fork advice. Files, shared memory, `mremap` and `brk` are
+//! back, its fork advice and whether it is sealed (`mseal`). Files, shared memory, `mremap` and `brk` are
 //! left to the property test `crates/maple-mm/tests/model.rs`, whose model
 //! follows their kernel rules; here the fuzzer explores long sequences of the
 //! calls that split, merge and copy VMAs and page tables.
@@ -12,8 +12,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use maple_mm::{
-    AddressSpace, Advice, FaultKind, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy,
-    PAGE_SIZE as P,
+    AddressSpace, Advice, Errno, FaultKind, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy,
+    VmFlags, PAGE_SIZE as P,
 };
 use std::collections::BTreeMap;
 
@@ -58,6 +58,11 @@ enum Op {
         n: u8,
         advice: u8,
     },
+    Mseal {
+        proc: u8,
+        page: u8,
+        n: u8,
+    },
     Write {
         proc: u8,
         page: u8,
@@ -88,6 +93,14 @@ struct Page {
     data: Option<Vec<u8>>,
     dontfork: bool,
     wipeonfork: bool,
+    sealed: bool,
+}
+
+impl Proc {
+    /// Whether a page of `addr..addr + n` pages is sealed.
+    fn any_sealed(&self, addr: u64, n: u64) -> bool {
+        (0..n).any(|k| self.pages.get(&(addr + k * P)).is_some_and(|p| p.sealed))
+    }
 }
 
 struct Proc {
@@ -137,7 +150,13 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
             } else {
                 MapFlags::PRIVATE_ANON
             };
-            let at = pr.mm.mmap(addr, n * P, prot, flags, None, 0).expect("mmap");
+            let r = pr.mm.mmap(addr, n * P, prot, flags, None, 0);
+            if fixed && pr.any_sealed(addr, n) {
+                assert_eq!(r, Err(Errno::EPERM), "MAP_FIXED over a sealed page");
+                check(pr, Some((addr, n)));
+                return;
+            }
+            let at = r.expect("mmap");
             if fixed {
                 assert_eq!(at, addr, "MAP_FIXED address");
             }
@@ -147,6 +166,7 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
                     data: None,
                     dontfork: false,
                     wipeonfork: false,
+                    sealed: false,
                 };
                 let old = pr.pages.insert(at + k * P, fresh);
                 assert!(
@@ -159,7 +179,13 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
         Op::Munmap { proc, page, n } => {
             let pr = &mut procs[pick(proc)];
             let (addr, n) = window(page, n);
-            pr.mm.munmap(addr, n * P).expect("munmap");
+            let r = pr.mm.munmap(addr, n * P);
+            if pr.any_sealed(addr, n) {
+                assert_eq!(r, Err(Errno::EPERM), "munmap of a sealed page");
+                check(pr, Some((addr, n)));
+                return;
+            }
+            r.expect("munmap");
             for k in 0..n {
                 pr.pages.remove(&(addr + k * P));
             }
@@ -174,21 +200,22 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
             let pr = &mut procs[pick(proc)];
             let (addr, n) = window(page, n);
             let prot = prot_of(prot);
-            let all_mapped = (0..n).all(|k| pr.pages.contains_key(&(addr + k * P)));
             let r = pr.mm.mprotect(addr, n * P, prot);
-            assert_eq!(
-                r.is_ok(),
-                all_mapped,
-                "mprotect over a hole must fail: {r:?}"
-            );
             // Linux changes the mapped run that starts at `addr`, up to the
-            // first hole, and then reports the hole with ENOMEM.
+            // first hole (ENOMEM) or sealed VMA (EPERM).
+            let mut want = Ok(());
             for k in 0..n {
                 let Some(p) = pr.pages.get_mut(&(addr + k * P)) else {
+                    want = Err(Errno::ENOMEM);
                     break;
                 };
+                if p.sealed {
+                    want = Err(Errno::EPERM);
+                    break;
+                }
                 p.prot = prot;
             }
+            assert_eq!(r, want, "mprotect");
             check(pr, Some((addr, n)));
         }
         Op::Madvise {
@@ -206,19 +233,25 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
                 Advice::WipeOnFork,
                 Advice::KeepOnFork,
             ][usize::from(advice % 5)];
-            let all_mapped = (0..n).all(|k| pr.pages.contains_key(&(addr + k * P)));
             let r = pr.mm.madvise(addr, n * P, advice);
-            assert_eq!(
-                r.is_ok(),
-                all_mapped,
-                "madvise {advice:?} over a hole must fail: {r:?}"
-            );
             // Linux advises every mapped part of the range, and reports a
-            // hole with ENOMEM only after that.
+            // hole with ENOMEM only after that; a sealed VMA that may not be
+            // written refuses advice that discards (EPERM), which ends the
+            // call there.
+            let discard = matches!(
+                advice,
+                Advice::DontNeed | Advice::DontFork | Advice::WipeOnFork
+            );
+            let mut want = Ok(());
             for k in 0..n {
                 let Some(p) = pr.pages.get_mut(&(addr + k * P)) else {
+                    want = Err(Errno::ENOMEM);
                     continue;
                 };
+                if p.sealed && discard && !p.prot.contains(Prot::WRITE) {
+                    want = Err(Errno::EPERM);
+                    break;
+                }
                 match advice {
                     Advice::DontNeed => p.data = None,
                     Advice::DontFork => p.dontfork = true,
@@ -227,6 +260,22 @@ fn step(procs: &mut Vec<Proc>, op: &Op) {
                     Advice::KeepOnFork => p.wipeonfork = false,
                     _ => unreachable!(),
                 }
+            }
+            assert_eq!(r, want, "madvise {advice:?}");
+            check(pr, Some((addr, n)));
+        }
+        Op::Mseal { proc, page, n } => {
+            let pr = &mut procs[pick(proc)];
+            let (addr, n) = window(page, n);
+            let all_mapped = (0..n).all(|k| pr.pages.contains_key(&(addr + k * P)));
+            let r = pr.mm.mseal(addr, n * P, 0);
+            if all_mapped {
+                r.expect("mseal");
+                for k in 0..n {
+                    pr.pages.get_mut(&(addr + k * P)).unwrap().sealed = true;
+                }
+            } else {
+                assert_eq!(r, Err(Errno::ENOMEM), "mseal over a hole");
             }
             check(pr, Some((addr, n)));
         }
@@ -350,6 +399,11 @@ fn check(pr: &mut Proc, pages: Option<(u64, u64)>) {
             .vma_at(a)
             .unwrap_or_else(|| panic!("{a:#x} unmapped\n{}", pr.mm.maps()));
         assert_eq!(vma.prot(), p.prot, "protection at {a:#x}");
+        assert_eq!(
+            vma.flags().contains(VmFlags::SEALED),
+            p.sealed,
+            "seal at {a:#x}"
+        );
     }
     let addrs: Vec<u64> = match pages {
         Some((first, n)) => (0..n).map(|k| first + k * P).collect(),
