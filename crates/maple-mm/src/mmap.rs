@@ -294,18 +294,7 @@ impl Inner {
             anon_inherited: false,
             anon_name: None,
         };
-        let plan = self.plan(addr, end, &mut |_| Ok(None), Some(vma))?;
-        if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
-            return Err(Errno::ENOMEM);
-        }
-        // What was mapped there goes, even if the new VMA merges back into
-        // an identical layout.
-        let replaced = self.vmas.range(addr..end).next().is_some();
-        self.commit(phys, plan);
-        if replaced {
-            self.pt.zap(phys, addr, end);
-            self.drop_guards(addr, end);
-        }
+        self.install(phys, vma)?;
         // do_mmap: a locked mapping, or MAP_POPULATE without MAP_NONBLOCK,
         // is populated (mm_populate).
         let populate = flags & (MapFlags::POPULATE | MapFlags::NONBLOCK) == MapFlags::POPULATE;
@@ -313,6 +302,26 @@ impl Inner {
             self.mm_populate(phys, addr, end);
         }
         Ok(addr)
+    }
+
+    /// `mmap_region` once the new VMA is made: what `vma`'s range showed
+    /// is unmapped (the split check of `munmap`: `ENOMEM` at
+    /// `max_map_count`; a sealed VMA: `EPERM`, in `plan`), its pages and
+    /// guards go, even if `vma` merges back into an identical layout, and
+    /// `vma` merges with compatible neighbours.
+    pub(crate) fn install(&mut self, phys: &mut Phys, vma: Vma) -> Result<(), Errno> {
+        let (start, end) = (vma.start, vma.end);
+        let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
+        if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
+            return Err(Errno::ENOMEM);
+        }
+        let replaced = self.vmas.range(start..end).next().is_some();
+        self.commit(phys, plan);
+        if replaced {
+            self.pt.zap(phys, start, end);
+            self.drop_guards(start, end);
+        }
+        Ok(())
     }
 
     /// `round_hint_to_min`.

@@ -155,13 +155,7 @@ impl Inner {
             anon_inherited: false,
             anon_name: None,
         };
-        let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
-        if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
-            return Err(Errno::ENOMEM);
-        }
-        self.commit(phys, plan);
-        self.pt.zap(phys, start, end);
-        self.drop_guards(start, end);
+        self.install(phys, vma)?;
         if flags.contains(MapFlags::POPULATE) || locked {
             self.mm_populate(phys, start, end);
         }

@@ -218,16 +218,7 @@ impl Inner {
             anon_inherited: false,
             anon_name: None,
         };
-        let plan = self.plan(start, end, &mut |_| Ok(None), Some(vma))?;
-        if plan.punch && self.vmas.len() >= self.cfg.max_map_count {
-            return Err(Errno::ENOMEM);
-        }
-        let replaced = self.vmas.range(start..end).next().is_some();
-        self.commit(phys, plan);
-        if replaced {
-            self.pt.zap(phys, start, end);
-            self.drop_guards(start, end);
-        }
+        self.install(phys, vma)?;
         if vmf.contains(VmFlags::LOCKED) {
             self.mm_populate(phys, start, end);
         }
