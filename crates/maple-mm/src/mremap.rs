@@ -82,7 +82,10 @@ impl AddressSpace {
     ///
     /// Every check comes before any change, except the `max_map_count`
     /// check and the commit charge of `move_vma`, which Linux too makes
-    /// after the target was unmapped and the old range shrunk.
+    /// after the target was unmapped and the old range shrunk, and the
+    /// second look-up of the old VMA after the target was unmapped
+    /// (`EFAULT` when the target held it: `old_len` 0 and `new_addr` at
+    /// `old_addr`, which the overlap check lets through).
     pub fn mremap(
         &mut self,
         old_addr: u64,

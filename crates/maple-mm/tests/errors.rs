@@ -533,3 +533,18 @@ fn mremap_dontunmap_checks_its_new_addr() {
     assert_ne!(to, B);
     check(&m);
 }
+
+/// `mremap_to` unmaps the target before it looks the old VMA up again:
+/// duplicating a shared mapping (`old_len` 0) onto itself passes the
+/// overlap check, unmaps the mapping and then fails with `EFAULT` (checked
+/// on Linux 6.18: the mapping is gone).
+#[test]
+fn mremap_fixed_onto_its_own_zero_length_source_unmaps_it() {
+    let mut m = AddressSpace::new();
+    let fixed = MapFlags::SHARED_ANON | MapFlags::FIXED;
+    let a = m.mmap(0x1000_0000, P, Prot::NONE, fixed, None, 0).unwrap();
+    let flags = RemapFlags::MAYMOVE | RemapFlags::FIXED;
+    assert_eq!(m.mremap(a, 0, 1, flags, a), Err(Errno::EFAULT));
+    assert!(m.vma_at(a).is_none());
+    check(&m);
+}
