@@ -213,11 +213,8 @@ impl Inner {
             return Err(Errno::EAGAIN);
         }
         // file_mmap_ok: the mapping must end below MAX_LFS_FILESIZE.
-        if file.is_some() {
-            let max = i64::MAX as u64;
-            if len > max || pgoff > (max - len) >> PAGE_SHIFT {
-                return Err(Errno::EOVERFLOW);
-            }
+        if file.is_some() && !file_mapping_fits(pgoff, len) {
+            return Err(Errno::EOVERFLOW);
         }
 
         // do_mmap: mm->def_flags (VM_LOCKED after mlockall(MCL_FUTURE)).
@@ -365,4 +362,11 @@ impl Inner {
         self.free_pgtables(phys, start, end);
         Ok(())
     }
+}
+
+/// `file_mmap_ok` for a regular or shmem file: whether `len` bytes from page
+/// `pgoff` end below `MAX_LFS_FILESIZE` (`i64::MAX`).
+pub(crate) fn file_mapping_fits(pgoff: u64, len: u64) -> bool {
+    let max = i64::MAX as u64;
+    len <= max && pgoff <= (max - len) >> PAGE_SHIFT
 }

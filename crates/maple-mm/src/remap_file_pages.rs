@@ -5,6 +5,7 @@ use crate::config::{PAGE_SHIFT, PAGE_SIZE};
 use crate::error::Errno;
 use crate::flags::{MapFlags, VmFlags};
 use crate::memory::Phys;
+use crate::mmap::file_mapping_fits;
 use crate::space::{AddressSpace, Inner};
 use crate::vma::Vma;
 
@@ -26,7 +27,8 @@ impl AddressSpace {
     ///   `MAP_LOCKED` for a locked VMA; `MAP_NONBLOCK` in `flags` is kept,
     ///   which skips the population): the new VMA has the object at
     ///   `pgoff`, `mmap`'s flags (not the old VMA's advice), replaces the
-    ///   range and merges like any new mapping; its errors are `mmap`'s.
+    ///   range and merges like any new mapping; its errors are `mmap`'s
+    ///   (`EOVERFLOW` for a range that would end past `MAX_LFS_FILESIZE`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, MapFlags, Prot, PAGE_SIZE};
@@ -133,6 +135,11 @@ impl Inner {
         };
         if !self.mlock_future_ok(self.def_flags | lock, end - start) {
             return Err(Errno::EAGAIN);
+        }
+        // file_mmap_ok: the objects are regular or shmem files, whose
+        // mappings must end below MAX_LFS_FILESIZE.
+        if !file_mapping_fits(pgoff, end - start) {
+            return Err(Errno::EOVERFLOW);
         }
         // do_mmap: the protection key of a new mapping (the execute-only
         // key for PROT_EXEC alone), not the old VMA's.

@@ -571,7 +571,7 @@ impl World {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, max_shrink_iters: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(300), max_shrink_iters: 2000, ..ProptestConfig::default() })]
 
     #[test]
     fn random_syscalls_match_the_page_model(ops in prop::collection::vec(op_strategy(), 1..45)) {

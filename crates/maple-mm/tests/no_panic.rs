@@ -178,7 +178,7 @@ fn run(mm: &mut AddressSpace, c: &Call) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_calls_never_panic(calls in prop::collection::vec(call(), 1..40), small in any::<bool>(), may_lock in any::<bool>()) {

@@ -45,6 +45,25 @@ fn the_arguments_and_the_vma_are_checked() {
     check(&mm);
 }
 
+/// An offset whose range would end past `MAX_LFS_FILESIZE` (`i64::MAX`) is
+/// `EOVERFLOW` (`file_mmap_ok`), the last page below it is mapped and shown.
+#[test]
+fn the_offset_must_stay_below_the_largest_file_size() {
+    let (mut mm, a) = shared();
+    let last = (i64::MAX as u64 >> 12) - 1;
+    for pgoff in [last + 1, last + 2, 1 << 52, u64::MAX - 1] {
+        assert_eq!(
+            mm.remap_file_pages(a, P, 0, pgoff, 0),
+            Err(Errno::EOVERFLOW),
+            "{pgoff:#x}"
+        );
+    }
+    mm.remap_file_pages(a, P, 0, last, 0).unwrap();
+    assert_eq!(offset(&mm, a), last);
+    assert!(mm.maps().contains(" 7fffffffffffe000 "), "{}", mm.maps());
+    check(&mm);
+}
+
 /// Page 2 of the object appears at the start (a VMA of its own, offset 2);
 /// mapping page 0 back merges the space into one VMA again.
 #[test]

@@ -6,6 +6,15 @@ use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrate
 /// Page size.
 pub const P: u64 = PAGE_SIZE;
 
+/// Number of proptest cases: `default`, or `PROPTEST_CASES` when it is set
+/// (a long soak raises it).
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Every way fork can build the child's VMA tree (`Insert` needs the
 /// `bench-internals` feature).
 pub fn tree_strategies() -> Vec<TreeStrategy> {
