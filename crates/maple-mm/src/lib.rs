@@ -150,6 +150,13 @@
 //! - **Objects without a size**: a file or shared memory object has a page
 //!   at every offset (zeros until written), so an access past its end,
 //!   which Linux answers with `SIGBUS`, reads zeros in the model.
+//! - **Memory without a limit**: every resident page is a frame of the
+//!   model, which takes host memory (a few dozen bytes, 4 KiB more once
+//!   written), and no fault runs out of memory. Linux stops populating a
+//!   file mapping at the file's end and fails or kills when RAM runs out;
+//!   the model populates whatever is asked (`MAP_POPULATE`,
+//!   `MADV_POPULATE_READ`/`_WRITE`, `mlock`, `remap_file_pages`), so a
+//!   population of terabytes exhausts the host instead.
 //!
 //! Physical memory ([`Memory`]: frames with reference counts and 4 KiB of
 //! contents each, page-table pages, page cache) is shared by the spaces

@@ -106,6 +106,43 @@ fn call() -> impl Strategy<Value = Call> {
         1 => (addr(), len(), prop_oneof![Just(0u64), any::<u64>()], prop_oneof![0..8u64, any::<u64>()], prop_oneof![Just(0u64), Just(0x1_0000), any::<u64>()])
             .prop_map(|(a, l, p, o, f)| Call::RemapFilePages(a, l, p, o, f)),
     ]
+    .prop_map(within_memory)
+}
+
+/// Most bytes a call may populate. The model keeps a frame for every
+/// resident page, as Linux keeps a page: `MAP_POPULATE`,
+/// `MADV_POPULATE_READ`/`_WRITE` or `remap_file_pages` over terabytes would
+/// exhaust the memory of the machine running the test (the model's objects
+/// have no end of file to stop at). Larger requests of those calls are
+/// kept, without the population.
+const MOST_POPULATED: u64 = 256 << 20;
+
+const MAP_POPULATE: u32 = 0x8000;
+const MAP_NONBLOCK: u64 = 0x1_0000;
+const MADV_POPULATE_READ: i32 = 22;
+const MADV_POPULATE_WRITE: i32 = 23;
+/// The advice that stands in for a population too large.
+const MADV_NORMAL: i32 = 0;
+
+/// `c` with a population over [`MOST_POPULATED`] dropped.
+fn within_memory(c: Call) -> Call {
+    match c {
+        Call::Mmap(a, l, p, f, file, o) if l > MOST_POPULATED => {
+            Call::Mmap(a, l, p, f & !MAP_POPULATE, file, o)
+        }
+        Call::MmapFile(a, l, p, f, m, t, o) if l > MOST_POPULATED => {
+            Call::MmapFile(a, l, p, f & !MAP_POPULATE, m, t, o)
+        }
+        Call::Madvise(a, l, x)
+            if l > MOST_POPULATED && (x == MADV_POPULATE_READ || x == MADV_POPULATE_WRITE) =>
+        {
+            Call::Madvise(a, l, MADV_NORMAL)
+        }
+        Call::RemapFilePages(a, l, p, o, f) if l > MOST_POPULATED => {
+            Call::RemapFilePages(a, l, p, o, f | MAP_NONBLOCK)
+        }
+        c => c,
+    }
 }
 
 fn run(mm: &mut AddressSpace, c: &Call) -> bool {
