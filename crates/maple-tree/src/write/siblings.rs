@@ -13,7 +13,12 @@
 //! * together they fit one node, and the parent can spare a child: they
 //!   merge;
 //! * else, when each half can keep its minimum, slots move across the
-//!   boundary until the two hold as many as each other.
+//!   boundary until the two hold as many as each other;
+//! * else they merge all the same, and the parent, now a child short of
+//!   its minimum, settles with a sibling under the grandparent the same
+//!   way (merging, if the grandparent can spare a child, or else evening
+//!   out their children). Only one level up: a pair that would have to
+//!   climb further rebuilds instead.
 //!
 //! A neighbour under another parent (a cousin) settles only when both keep
 //! their minimum: the boundary is then a pivot of the lowest node above
@@ -61,6 +66,11 @@ enum Then {
     Merge,
     /// Slots cross the boundary until the left leaf holds this many.
     Even(usize),
+    /// The leaves merge, and their parent settles with a sibling under the
+    /// grandparent, across the grandparent's boundary `b` (between its
+    /// children `b` and `b + 1`): the two merge (`even` is `None`), or
+    /// children cross until the left one holds `even`.
+    MergeUp { b: usize, even: Option<usize> },
 }
 
 impl<V> MapleTree<V> {
@@ -111,12 +121,13 @@ impl<V> MapleTree<V> {
         let right_exempt = b + 1 == pcount - 1 && up.max == u64::MAX;
         let then = if lc >= min && (rc >= min || right_exempt) {
             Then::Keep
-        } else if lc + rc <= LEAF_SLOTS && self.parent_spares_child(path) {
+        } else if lc + rc <= LEAF_SLOTS && self.spares_child(path, 1) {
             Then::Merge
         } else if lc + rc >= 2 * min {
             Then::Even((lc + rc) / 2)
         } else {
-            return None;
+            // Fewer than `2 * min` slots: they fit one leaf.
+            self.merge_up_for(path)?
         };
         Some(Settle {
             with: With::Sibling(b),
@@ -162,17 +173,60 @@ impl<V> MapleTree<V> {
         })
     }
 
-    /// Whether the parent of the leaf `path` leads to may lose a child: a
-    /// root keeps two, another node its minimum unless it is the last of
-    /// its level.
-    fn parent_spares_child(&self, path: &Path) -> bool {
-        let up = path.lv[1];
-        let parent = up.node.peek();
-        let count = parent.count();
-        if self.height() == 2 {
+    /// [`settle_for`](Self::settle_for) when the spliced leaf and its
+    /// sibling must merge but their parent cannot spare a child: how the
+    /// parent, a child short after the merge, settles with its own sibling
+    /// (the one before it, or else the one after) under the grandparent.
+    /// `None` when the parent is the root, or when the pair of parents
+    /// could settle neither way (the grandparent would have to settle in
+    /// turn).
+    fn merge_up_for(&self, path: &Path) -> Option<Then> {
+        if self.height() < 3 {
+            return None;
+        }
+        let up = path.lv[2];
+        let grand = up.node.peek();
+        let j = up.idx;
+        let sibling = if j > 0 {
+            j - 1
+        } else if j + 1 < grand.count() {
+            j + 1
+        } else {
+            return None;
+        };
+        let kind = grand.kind();
+        // The parent loses a child to the merge below.
+        let own = path.lv[1].node.count() - 1;
+        let other = grand.child(sibling).count();
+        let (lc, rc) = if sibling < j {
+            (other, own)
+        } else {
+            (own, other)
+        };
+        let even = if lc + rc <= kind.capacity() && self.spares_child(path, 2) {
+            None
+        } else if lc + rc >= 2 * kind.min_slots() {
+            Some((lc + rc) / 2)
+        } else {
+            return None;
+        };
+        Some(Then::MergeUp {
+            b: j.min(sibling),
+            even,
+        })
+    }
+
+    /// Whether the node at `level` of `path` (1: the leaf's parent) may
+    /// lose a child: a root keeps two, another node its minimum unless it
+    /// is the last of its level.
+    fn spares_child(&self, path: &Path, level: usize) -> bool {
+        let at = path.lv[level];
+        let node = at.node.peek();
+        let count = node.count();
+        if level + 1 == self.height() {
             count > 2
         } else {
-            count > parent.kind().min_slots() || up.max == u64::MAX
+            count > node.kind().min_slots() || at.max == u64::MAX
         }
     }
 
@@ -209,7 +263,7 @@ impl<V> MapleTree<V> {
         }
         match then {
             Then::Keep => self.count_path(|p| &mut p.node_rewrite),
-            Then::Merge => {
+            Then::Merge | Then::MergeUp { .. } => {
                 self.merge_leaves(parent, b, left, right);
                 self.count_path(|p| &mut p.rebalance);
             }
@@ -219,7 +273,7 @@ impl<V> MapleTree<V> {
             }
         }
         if self.is_alloc() {
-            let children = if then == Then::Merge {
+            let children = if let Then::Merge | Then::MergeUp { .. } = then {
                 b..=b
             } else {
                 b..=b + 1
@@ -231,6 +285,40 @@ impl<V> MapleTree<V> {
             self.update_gaps(path, 2, node_gap(parent));
         }
         path.low = 1;
+        if let Then::MergeUp { b, even } = then {
+            self.settle_parents(path, b, even);
+        }
+    }
+
+    /// The second half of [`Then::MergeUp`]: the parents on either side of
+    /// the grandparent's boundary `b` merge (`even` is `None`) or even out
+    /// to `even` children on the left. Gap records move with their
+    /// children; the grandparent's are worked out again and carried up.
+    fn settle_parents(&mut self, path: &mut Path, b: usize, even: Option<usize>) {
+        let up = path.lv[2];
+        let grand = up.node;
+        let (left, right) = (grand.child(b), grand.child(b + 1));
+        let gaps = self.is_alloc();
+        match even {
+            None => {
+                move_children(grand, b, left, right, left.count() + right.count(), gaps);
+                unlink_right_child(grand, b, gaps);
+                // SAFETY: the right node belongs to this tree; its children
+                // moved into the left one (its count is now 0) and nothing
+                // links it any more.
+                unsafe { self.retire_node(right) };
+            }
+            Some(m) => move_children(grand, b, left, right, m, gaps),
+        }
+        self.count_path(|p| &mut p.rebalance);
+        if gaps {
+            let children = if even.is_none() { b..=b } else { b..=b + 1 };
+            for k in children {
+                grand.set_gap(k, node_gap(grand.child(k)));
+            }
+            self.update_gaps(path, 3, node_gap(grand));
+        }
+        path.low = 2;
     }
 
     /// Drops the absent last slot of the left one of the leaf `path` leads
@@ -276,24 +364,95 @@ impl<V> MapleTree<V> {
     fn merge_leaves(&mut self, parent: NodePtr, b: usize, left: NodePtr, right: NodePtr) {
         let rc = right.count();
         move_boundary(parent, b, left, right, left.count() + rc);
-        // The parent: child `b + 1` leaves, the merged leaf ends where the
-        // right one did (its pivot, unless it was the last child).
-        let pcount = parent.count();
-        let gaps = self.is_alloc();
-        for k in b + 1..pcount - 1 {
-            parent.set_child(k, parent.child(k + 1));
-            if gaps {
-                parent.set_gap(k, parent.gap(k + 1));
-            }
-        }
-        for k in b..pcount - 2 {
-            parent.set_pivot(k, parent.pivot(k + 1));
-        }
-        parent.set_count(pcount - 1);
+        unlink_right_child(parent, b, self.is_alloc());
         // SAFETY: the right leaf belongs to this tree; its slots moved into
         // the left one (its count is now 0, so it owns no value) and
         // nothing links it any more.
         unsafe { self.retire_node(right) };
+    }
+}
+
+/// Drops child `b + 1` of `parent`, whose contents moved into child `b`:
+/// child `b` now ends where it did (at its pivot, unless it was the last
+/// child). `gaps`: the parent records gaps (an allocation tree).
+fn unlink_right_child(parent: NodePtr, b: usize, gaps: bool) {
+    let count = parent.count();
+    for k in b + 1..count - 1 {
+        parent.set_child(k, parent.child(k + 1));
+        if gaps {
+            parent.set_gap(k, parent.gap(k + 1));
+        }
+    }
+    for k in b..count - 2 {
+        parent.set_pivot(k, parent.pivot(k + 1));
+    }
+    parent.set_count(count - 1);
+}
+
+/// As [`move_boundary`], for two internal nodes: children (with their
+/// pivots, and their gap records when `gaps`) cross the boundary between
+/// `left` and `right`, children `b` and `b + 1` of `parent`, until `left`
+/// holds `m` of them (all, leaving `right` empty, for a merge), and the
+/// parent's pivot between them follows (unless `right` is left empty).
+fn move_children(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: usize, gaps: bool) {
+    let (lc, rc) = (left.count(), right.count());
+    let boundary = parent.pivot(b);
+    debug_assert!(m <= left.kind().capacity() && m <= lc + rc);
+    debug_assert!(lc + rc - m <= right.kind().capacity());
+    if m > lc {
+        // Right to left: the right node's first `k` children follow the
+        // left one's last, which now ends at the old boundary.
+        let k = m - lc;
+        left.set_pivot(lc - 1, boundary);
+        for i in 0..k {
+            left.set_child(lc + i, right.child(i));
+            if gaps {
+                left.set_gap(lc + i, right.gap(i));
+            }
+            if i + 1 < k {
+                left.set_pivot(lc + i, right.pivot(i));
+            }
+        }
+        left.set_count(m);
+        if k < rc {
+            parent.set_pivot(b, right.pivot(k - 1));
+            for i in k..rc {
+                right.set_child(i - k, right.child(i));
+                if gaps {
+                    right.set_gap(i - k, right.gap(i));
+                }
+                if i + 1 < rc {
+                    right.set_pivot(i - k, right.pivot(i));
+                }
+            }
+        }
+        right.set_count(rc - k);
+    } else if m < lc {
+        // Left to right: the left node's last `k` children go before the
+        // right one's first, the last of them ending at the old boundary.
+        let k = lc - m;
+        right.set_count(rc + k);
+        for i in (0..rc).rev() {
+            right.set_child(i + k, right.child(i));
+            if gaps {
+                right.set_gap(i + k, right.gap(i));
+            }
+            if i + 1 < rc {
+                right.set_pivot(i + k, right.pivot(i));
+            }
+        }
+        for i in 0..k {
+            right.set_child(i, left.child(m + i));
+            if gaps {
+                right.set_gap(i, left.gap(m + i));
+            }
+            if i + 1 < k {
+                right.set_pivot(i, left.pivot(m + i));
+            }
+        }
+        right.set_pivot(k - 1, boundary);
+        parent.set_pivot(b, left.pivot(m - 1));
+        left.set_count(m);
     }
 }
 
