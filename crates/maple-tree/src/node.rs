@@ -441,6 +441,16 @@ impl NodePtr {
         unsafe { NodePtr(NonNull::new_unchecked(raw)) }
     }
 
+    /// Child `i` of an internal node of `kind` (known to the caller, so
+    /// the header is not read again for each child of a loop).
+    #[inline]
+    pub(crate) fn child_of(self, kind: Kind, i: usize) -> NodePtr {
+        debug_assert!(kind == self.kind() && kind != Kind::Leaf && i < self.count());
+        let raw = self.child_slot_of(kind, i).load(Ordering::Acquire);
+        // SAFETY: as in `child`.
+        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
+    }
+
     #[inline]
     pub(crate) fn set_child(self, i: usize, child: NodePtr) {
         debug_assert!(!self.is_leaf() && i < self.kind().capacity());

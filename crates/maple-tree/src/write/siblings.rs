@@ -376,9 +376,9 @@ impl<V> MapleTree<V> {
 /// child `b` now ends where it did (at its pivot, unless it was the last
 /// child). `gaps`: the parent records gaps (an allocation tree).
 fn unlink_right_child(parent: NodePtr, b: usize, gaps: bool) {
-    let count = parent.count();
+    let (kind, count) = (parent.kind(), parent.count());
     for k in b + 1..count - 1 {
-        parent.set_child(k, parent.child(k + 1));
+        parent.set_child_of(kind, k, parent.child_of(kind, k + 1));
         if gaps {
             parent.set_gap(k, parent.gap(k + 1));
         }
@@ -395,17 +395,16 @@ fn unlink_right_child(parent: NodePtr, b: usize, gaps: bool) {
 /// holds `m` of them (all, leaving `right` empty, for a merge), and the
 /// parent's pivot between them follows (unless `right` is left empty).
 fn move_children(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: usize, gaps: bool) {
-    let (lc, rc) = (left.count(), right.count());
+    let (kind, lc, rc) = (left.kind(), left.count(), right.count());
     let boundary = parent.pivot(b);
-    debug_assert!(m <= left.kind().capacity() && m <= lc + rc);
-    debug_assert!(lc + rc - m <= right.kind().capacity());
+    debug_assert!(m <= kind.capacity() && m <= lc + rc && lc + rc - m <= kind.capacity());
     if m > lc {
         // Right to left: the right node's first `k` children follow the
         // left one's last, which now ends at the old boundary.
         let k = m - lc;
         left.set_pivot(lc - 1, boundary);
         for i in 0..k {
-            left.set_child(lc + i, right.child(i));
+            left.set_child_of(kind, lc + i, right.child_of(kind, i));
             if gaps {
                 left.set_gap(lc + i, right.gap(i));
             }
@@ -417,7 +416,7 @@ fn move_children(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: us
         if k < rc {
             parent.set_pivot(b, right.pivot(k - 1));
             for i in k..rc {
-                right.set_child(i - k, right.child(i));
+                right.set_child_of(kind, i - k, right.child_of(kind, i));
                 if gaps {
                     right.set_gap(i - k, right.gap(i));
                 }
@@ -433,7 +432,7 @@ fn move_children(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: us
         let k = lc - m;
         right.set_count(rc + k);
         for i in (0..rc).rev() {
-            right.set_child(i + k, right.child(i));
+            right.set_child_of(kind, i + k, right.child_of(kind, i));
             if gaps {
                 right.set_gap(i + k, right.gap(i));
             }
@@ -442,7 +441,7 @@ fn move_children(parent: NodePtr, b: usize, left: NodePtr, right: NodePtr, m: us
             }
         }
         for i in 0..k {
-            right.set_child(i, left.child(m + i));
+            right.set_child_of(kind, i, left.child_of(kind, m + i));
             if gaps {
                 right.set_gap(i, left.gap(m + i));
             }
