@@ -721,12 +721,12 @@ impl<V> MapleTree<V> {
         node.publish_leaf(m, bits & ((1u16 << m) - 1));
         // The parent takes the new leaf after the old one, in place: its
         // later children (and their pivots and gaps) move up one slot.
-        let gaps = self.is_alloc();
+        let (gaps, kind) = (self.is_alloc(), parent.kind());
         for k in (j..pcount - 1).rev() {
             parent.set_pivot(k + 1, parent.pivot(k));
         }
         for k in (j + 1..pcount).rev() {
-            parent.set_child(k + 1, parent.child(k));
+            parent.set_child_of(kind, k + 1, parent.child_of(kind, k));
             if gaps {
                 parent.set_gap(k + 1, parent.gap(k));
             }
