@@ -650,9 +650,12 @@ impl<V> MapleTree<V> {
         D: Displace<V>,
     {
         if splice.new_count > LEAF_SLOTS {
-            let Some(at) = self.split_for(path, splice) else {
+            let Some((at, parent_full)) = self.split_for(path, splice) else {
                 return Err(value);
             };
+            if parent_full {
+                self.split_parent(path);
+            }
             self.store_split_splice(path, at, (first, last), value, split, displaced);
             return Ok(());
         }
@@ -665,18 +668,90 @@ impl<V> MapleTree<V> {
     }
 
     /// Where to split the leaf `path` leads to, which `splice` overflows, so
-    /// that the splice fits one half ([`Splice::split_point`]): only under
-    /// a parent with room for one more child.
-    fn split_for(&self, path: &Path, splice: &Splice) -> Option<(usize, bool)> {
+    /// that the splice fits one half ([`Splice::split_point`]), and whether
+    /// its parent, full, must split first: only under a parent with room
+    /// for one more child, or a full parent (not the root) whose own parent
+    /// has room.
+    pub(super) fn split_for(&self, path: &Path, splice: &Splice) -> Option<((usize, bool), bool)> {
         if self.height() < 2 || splice.edge != Edge::Inside {
             return None;
         }
-        let parent = path.lv[1].node;
-        if parent.count() >= parent.kind().capacity() {
+        let has_room = |node: NodePtr| node.count() < node.kind().capacity();
+        let parent_full = !has_room(path.lv[1].node);
+        if parent_full && (self.height() < 3 || !has_room(path.lv[2].node)) {
             return None;
         }
         let leaf = path.leaf();
-        splice.split_point(leaf.node.count(), leaf.max == u64::MAX)
+        let at = splice.split_point(leaf.node.count(), leaf.max == u64::MAX)?;
+        Some((at, parent_full))
+    }
+
+    /// Splits the full parent of the leaf `path` leads to in place, as
+    /// [`store_split_splice`](Self::store_split_splice) splits a leaf: its
+    /// second half of children (with their pivots and gap records) moves to
+    /// a new node, which the grandparent (with room) takes right after it.
+    /// The path then leads through the half that holds the leaf. The
+    /// halves are even, except at the right edge of the tree, where the
+    /// new node (the last of its level, exempt from the minimum) takes only
+    /// the last child: stores in ascending order leave full nodes behind,
+    /// as a rebuild packs them. The levels above keep their gap records
+    /// (the larger of the two halves' is the old node's).
+    fn split_parent(&mut self, path: &mut Path) {
+        let (up, top) = (path.lv[1], path.lv[2]);
+        let (parent, grand, g) = (up.node, top.node, top.idx);
+        let kind = parent.kind();
+        let (count, gcount) = (parent.count(), grand.count());
+        debug_assert!(count == kind.capacity() && gcount < kind.capacity());
+        let new = self.pool_mut().alloc_or_abort(kind);
+        let gaps = self.is_alloc();
+        // The new node: children `m..count`, and the pivots between them.
+        let m = if up.max == u64::MAX {
+            count - 1
+        } else {
+            count / 2
+        };
+        for i in m..count {
+            new.set_child_of(kind, i - m, parent.child_of(kind, i));
+            if gaps {
+                new.set_gap(i - m, parent.gap(i));
+            }
+            if i + 1 < count {
+                new.set_pivot(i - m, parent.pivot(i));
+            }
+        }
+        new.publish_count(kind, count - m);
+        let cut = parent.pivot(m - 1);
+        parent.set_count(m);
+        // The grandparent takes it after the old one, its later children
+        // (and their pivots and gaps) moving up one slot.
+        for k in (g..gcount - 1).rev() {
+            grand.set_pivot(k + 1, grand.pivot(k));
+        }
+        for k in (g + 1..gcount).rev() {
+            grand.set_child_of(kind, k + 1, grand.child_of(kind, k));
+            if gaps {
+                grand.set_gap(k + 1, grand.gap(k));
+            }
+        }
+        grand.set_pivot(g, cut);
+        grand.set_child_of(kind, g + 1, new);
+        if gaps {
+            grand.set_gap(g, crate::gap::node_gap(parent));
+            grand.set_gap(g + 1, crate::gap::node_gap(new));
+        }
+        grand.set_count(gcount + 1);
+        self.count_path(|p| &mut p.split);
+        if up.idx >= m {
+            path.lv[2].idx = g + 1;
+            path.lv[1] = Level {
+                node: new,
+                idx: up.idx - m,
+                min: cut + 1,
+                max: up.max,
+            };
+        } else {
+            path.lv[1].max = cut;
+        }
     }
 
     /// Splits the leaf `path` leads to at slot `m` in place, as `BTreeMap`

@@ -392,6 +392,57 @@ fn overflowing_splices_split_the_leaf_in_place() {
     }
 }
 
+/// Random stores of new entries into a tree of three levels and more: a
+/// leaf that overflows under a full parent whose own parent has room splits
+/// in place with its parent (the store's plan says so), and the tree stays
+/// valid and equal to a model after each of those stores.
+#[test]
+fn a_leaf_split_under_a_full_parent_splits_the_parent_in_place() {
+    use super::plan::Plan;
+    use crate::node::LEAF_SLOTS;
+    use crate::walk::Path;
+    let n = if cfg!(miri) { 1500 } else { 20_000 };
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    for alloc in [false, true] {
+        let mut t = empty(alloc);
+        let mut model = Model::new();
+        let mut order: alloc::vec::Vec<u64> = (0..n).collect();
+        for i in (1..order.len()).rev() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            order.swap(i, (rng % (i as u64 + 1)) as usize);
+        }
+        let mut in_place = 0;
+        for (k, &i) in order.iter().enumerate() {
+            let (first, last) = (16 * i, 16 * i + 9);
+            let mut path = Path::new();
+            let splits_parent = match t.plan(&mut path, first, last, true) {
+                Plan::Splice(s) if s.new_count() > LEAF_SLOTS && t.height() >= 3 => {
+                    let full = |l: usize| {
+                        let node = path.lv[l].node;
+                        node.count() == node.kind().capacity()
+                    };
+                    let parent_first = full(1) && !full(2);
+                    if parent_first {
+                        assert!(matches!(t.split_for(&path, &s), Some((_, true))));
+                    }
+                    parent_first
+                }
+                _ => false,
+            };
+            t.insert(first..=last, i + 1);
+            model.insert(first, (last, i + 1));
+            if splits_parent {
+                in_place += 1;
+                assert_matches(&t, &model, &alloc::format!("alloc {alloc}, {k} stored"));
+            }
+        }
+        assert_matches(&t, &model, &alloc::format!("alloc {alloc}"));
+        assert!(in_place > 0, "alloc {alloc}: no parent split in place");
+    }
+}
+
 #[test]
 fn exact_fit_replaces_in_place() {
     let mut t = seq(100, false, true);
