@@ -23,6 +23,19 @@ fn seq(n: u64, alloc: bool, append: bool) -> MapleTree<u64> {
 /// The model the tests below keep beside a tree: start -> (end, value).
 type Model = alloc::collections::BTreeMap<u64, (u64, u64)>;
 
+/// `0..n` in a random order (a Fisher-Yates shuffle driven by the
+/// xorshift generator `rng`, which moves on).
+fn shuffled(n: u64, rng: &mut u64) -> alloc::vec::Vec<u64> {
+    let mut order: alloc::vec::Vec<u64> = (0..n).collect();
+    for i in (1..order.len()).rev() {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        order.swap(i, (*rng % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
 /// Checks that `t` is valid and holds exactly the entries of `model`.
 fn assert_matches(t: &MapleTree<u64>, model: &Model, what: &str) {
     t.validate().unwrap();
@@ -274,13 +287,7 @@ fn removals_merge_underfull_leaves_with_a_sibling() {
     for alloc in [false, true] {
         let mut t = seq(n, alloc, true);
         let mut model: Model = (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
-        let mut order: alloc::vec::Vec<u64> = (0..n).collect();
-        for i in (1..order.len()).rev() {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            order.swap(i, (rng % (i as u64 + 1)) as usize);
-        }
+        let order = shuffled(n, &mut rng);
         for (k, &i) in order.iter().enumerate() {
             assert_eq!(t.remove(16 * i + 3), Some((16 * i..=16 * i + 9, i + 1)));
             model.remove(&(16 * i));
@@ -297,8 +304,8 @@ fn removals_merge_underfull_leaves_with_a_sibling() {
 /// merge under a parent that cannot spare a child, the parent settles with
 /// its own sibling in place, allocating nothing, instead of the pair being
 /// rebuilt. Rebuilds that rebalance are left only where the grandparent
-/// would have to settle too: here at most one removal in a thousand (7 and
-/// 15 of 8,000 rebuilt when parents did not settle).
+/// would have to settle too: here at most one removal in a thousand (in
+/// the allocation tree, 15 of 8,000 rebuilt when parents did not settle).
 #[cfg(feature = "failpoints")]
 #[test]
 fn removals_settle_a_parent_left_short_by_a_merge_in_place() {
@@ -307,13 +314,7 @@ fn removals_settle_a_parent_left_short_by_a_merge_in_place() {
     for alloc in [false, true] {
         let mut t = seq(n, alloc, true);
         let mut model: Model = (0..n).map(|i| (16 * i, (16 * i + 9, i + 1))).collect();
-        let mut order: alloc::vec::Vec<u64> = (0..n).collect();
-        for i in (1..order.len()).rev() {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            order.swap(i, (rng % (i as u64 + 1)) as usize);
-        }
+        let order = shuffled(n, &mut rng);
         let (mut in_place, mut rebuilt) = (0, 0);
         for (k, &i) in order.iter().enumerate() {
             let (rebalanced, allocs) = (
@@ -406,13 +407,7 @@ fn a_leaf_split_under_a_full_parent_splits_the_parent_in_place() {
     for alloc in [false, true] {
         let mut t = empty(alloc);
         let mut model = Model::new();
-        let mut order: alloc::vec::Vec<u64> = (0..n).collect();
-        for i in (1..order.len()).rev() {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            order.swap(i, (rng % (i as u64 + 1)) as usize);
-        }
+        let order = shuffled(n, &mut rng);
         let mut in_place = 0;
         for (k, &i) in order.iter().enumerate() {
             let (first, last) = (16 * i, 16 * i + 9);
