@@ -52,7 +52,7 @@
 //! `u64::MAX`, which is still at least any size that can be asked for.
 
 use crate::node::{span, Kind, NodePtr, Snap};
-use crate::walk::MAX_HEIGHT;
+use crate::walk::{Level, MAX_HEIGHT};
 use core::mem::MaybeUninit;
 
 /// Largest absent run in a leaf covering `min..=max`.
@@ -97,6 +97,53 @@ pub(crate) fn leaf_gap(leaf: NodePtr, min: u64, max: u64) -> u64 {
 pub(crate) fn node_gap(node: NodePtr) -> u64 {
     debug_assert_eq!(node.kind(), Kind::ARange);
     (0..node.count()).map(|i| node.gap(i)).max().unwrap_or(0)
+}
+
+/// A node's largest gap after one part of it (a child, or a leaf's run of
+/// slots) went from largest gap `old` to `new`, without reading the other
+/// parts when that can be helped. `recorded` is the node's largest gap
+/// before; `beside` bounds the other parts' gaps from above; `rescan` reads
+/// them all.
+///
+/// A part that grew raises the node's gap to its own at most. One that
+/// shrank changes nothing if it did not hold the node's gap, and still holds
+/// it if it keeps at least what any other part can hold. Only a part that
+/// held the gap and shrank below that bound makes the node look at every
+/// part. Appending in ascending order (fork, a rebuild) shrinks the free
+/// range at the end of the tree by each store: the bound keeps those stores
+/// from reading every record on the way up.
+#[inline]
+pub(crate) fn gap_after(
+    recorded: u64,
+    old: u64,
+    new: u64,
+    beside: impl FnOnce() -> u64,
+    rescan: impl FnOnce() -> u64,
+) -> u64 {
+    if new > old {
+        recorded.max(new)
+    } else if old < recorded {
+        recorded
+    } else if new >= beside() {
+        new
+    } else {
+        rescan()
+    }
+}
+
+/// An upper bound on the largest gap of the slots of `at.node` other than
+/// the one `at` takes (children, or a leaf's slots): each lies wholly before
+/// that slot or wholly after it, so none holds a longer absent run than the
+/// larger of those two stretches of the node's range.
+#[inline]
+pub(crate) fn beside(at: &Level) -> u64 {
+    let before = if at.idx > 0 { at.start() - at.min } else { 0 };
+    let after = if at.idx + 1 < at.node.count() {
+        at.max - at.end()
+    } else {
+        0
+    };
+    before.max(after)
 }
 
 /// What a gap search looks for, as the walks below see it: a window, the

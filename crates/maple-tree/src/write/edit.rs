@@ -36,6 +36,7 @@ use super::in_place::InPlace;
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
 use super::retired::Retired;
 use crate::displaced::Displace;
+use crate::gap::{beside, gap_after, node_gap};
 use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
 use crate::tree::MapleTree;
@@ -437,14 +438,27 @@ impl<V> MapleTree<V> {
     /// Records `gap` as the largest gap of the child `lp.lv[level]` leads to,
     /// and carries the change up as far as it changes anything.
     pub(crate) fn update_gaps(&mut self, lp: &Path, level: usize, gap: u64) {
+        let height = self.height();
         let mut gap = gap;
-        for l in level..self.height() {
+        for l in level..height {
             let at = lp.lv[l];
-            if at.node.gap(at.idx) == gap {
+            let old = at.node.gap(at.idx);
+            if old == gap {
                 return;
             }
             at.node.set_gap(at.idx, gap);
-            gap = crate::gap::node_gap(at.node);
+            if l + 1 == height {
+                // The root's own largest gap is recorded nowhere.
+                return;
+            }
+            let up = lp.lv[l + 1];
+            gap = gap_after(
+                up.node.gap(up.idx),
+                old,
+                gap,
+                || beside(&at),
+                || node_gap(at.node),
+            );
         }
     }
 

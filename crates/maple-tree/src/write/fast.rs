@@ -11,7 +11,8 @@
 //! walked again.
 
 use crate::displaced::Displace;
-use crate::node::{value_word, Kind, NodePtr, Word, LEAF_SLOTS};
+use crate::gap::{beside, gap_after, leaf_gap};
+use crate::node::{span, value_word, Kind, NodePtr, Word, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::{Level, Path};
 use core::ops::RangeInclusive;
@@ -33,7 +34,11 @@ impl<V> MapleTree<V> {
             node.set_word(i, word);
             node.set_present_bits(node.present_bits() | 1 << i);
             self.entries_added(1);
-            self.refresh_leaf_gap(path);
+            if self.records_leaf_gaps() {
+                self.free_run_shrank(path, &leaf, span(leaf.start(), leaf.end()), 0, || {
+                    beside(&leaf)
+                });
+            }
         }
         self.count_path(|p| &mut p.exact_fit);
     }
@@ -66,7 +71,18 @@ impl<V> MapleTree<V> {
         node.publish_leaf(count, bits);
         self.entries_added(1);
         self.count_path(|p| &mut p.append);
-        self.refresh_leaf_gap(path);
+        if self.records_leaf_gaps() {
+            // The free range `start..=end` became what is left of it before
+            // and after the value; the slots before it are as they were.
+            let mut left = 0;
+            if at > i {
+                left = span(start, first - 1);
+            }
+            if last < end {
+                left = left.max(span(last + 1, end));
+            }
+            self.free_run_shrank(path, &leaf, span(start, end), left, || start - leaf.min);
+        }
     }
 
     /// The range lies inside the absent last slot of the tree's last leaf,
@@ -142,10 +158,38 @@ impl<V> MapleTree<V> {
         path.low = 2;
     }
 
+    /// Whether the tree records its leaves' largest gaps: an allocation tree
+    /// whose root is not a leaf.
+    #[inline(always)]
+    fn records_leaf_gaps(&self) -> bool {
+        self.is_alloc() && self.height() >= 2
+    }
+
+    /// After a free range of `old` indices in the leaf `path` leads to became
+    /// free runs the largest of which holds `new` (0: none), records the
+    /// leaf's new largest gap in the levels above, reading the leaf's other
+    /// slots only when `beside`, a bound on their gaps, does not settle it
+    /// (only where [`records_leaf_gaps`](Self::records_leaf_gaps)).
+    #[inline(always)]
+    fn free_run_shrank(
+        &mut self,
+        path: &Path,
+        leaf: &Level,
+        old: u64,
+        new: u64,
+        beside: impl FnOnce() -> u64,
+    ) {
+        let up = path.lv[1];
+        let gap = gap_after(up.node.gap(up.idx), old, new, beside, || {
+            leaf_gap(leaf.node, leaf.min, leaf.max)
+        });
+        self.update_gaps(path, 1, gap);
+    }
+
     /// After an in-place change of the leaf `path` leads to, records its new
     /// largest gap in the levels above (allocation trees only).
     pub(crate) fn refresh_leaf_gap(&mut self, path: &Path) {
-        if !self.is_alloc() || self.height() < 2 {
+        if !self.records_leaf_gaps() {
             return;
         }
         let leaf = path.leaf();
