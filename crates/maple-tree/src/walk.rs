@@ -165,7 +165,7 @@ impl Path {
 
     /// Walks from the root to the slot holding `index`, and returns that
     /// slot's bounds (`None` for an empty tree).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn descend(
         &mut self,
         root: Option<NodePtr>,
@@ -196,7 +196,7 @@ impl Path {
 
     /// Walks down from level `h`, whose node must cover `index`, and
     /// returns the bounds of the leaf slot holding it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn descend_from(&mut self, top: usize, index: u64) -> (u64, u64) {
         let Level {
             node,
@@ -240,7 +240,13 @@ impl Path {
     /// stores over the entry it has just found.
     #[inline(always)]
     pub(crate) fn seek(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
-        if self.low == 0 && self.height == height && height != 0 {
+        if self.height == 0 {
+            // A new path (every `insert` makes one): the walk from the root,
+            // inline.
+            self.descend(root, height, index);
+            return;
+        }
+        if self.low == 0 && self.height == height {
             // The slot taken (a write may have shortened the leaf since)
             // still holds `index`.
             let leaf = self.lv.leaf();
