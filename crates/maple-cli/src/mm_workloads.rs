@@ -21,9 +21,10 @@
 //! [`Config`](maple_mm::Config) would be a bug of maple-mm.
 
 use crate::rng::SplitMix64;
+use crate::timer::timed_part;
 use maple_mm::{AddressSpace, ForkOptions, MapFlags, Prot, PtStrategy, TreeStrategy, PAGE_SIZE};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Pages of `fork_gb`'s mapping: 1 GiB.
 pub const GB_PAGES: u64 = 262_144;
@@ -72,20 +73,22 @@ pub fn fork_vmas_once(
     forks: usize,
 ) -> (Duration, u64) {
     let opts = ForkOptions::new(tree, PtStrategy::Copy);
-    let mut checksum = None;
-    let t = Instant::now();
-    for _ in 0..forks {
-        let child = match parent.fork_with(opts) {
-            Ok(c) => c,
-            Err(e) => panic!("fork_vmas: fork failed: {e}"),
-        };
-        let c = child.map_count() as u64;
-        if *checksum.get_or_insert(c) != c {
-            panic!("fork_vmas: children with {c} and {checksum:?} VMAs");
+    let (elapsed, checksum) = timed_part(|| {
+        let mut checksum = None;
+        for _ in 0..forks {
+            let child = match parent.fork_with(opts) {
+                Ok(c) => c,
+                Err(e) => panic!("fork_vmas: fork failed: {e}"),
+            };
+            let c = child.map_count() as u64;
+            if *checksum.get_or_insert(c) != c {
+                panic!("fork_vmas: children with {c} and {checksum:?} VMAs");
+            }
+            drop(black_box(child));
         }
-        drop(black_box(child));
-    }
-    (t.elapsed(), checksum.unwrap_or(0))
+        checksum
+    });
+    (elapsed, checksum.unwrap_or(0))
 }
 
 /// `fork_gb`'s parent: one private anonymous mapping of `pages` pages with
@@ -122,14 +125,14 @@ pub fn gb_parent(pages: u64) -> (AddressSpace, u64) {
 pub fn fork_gb_once(parent: &mut AddressSpace, pt: PtStrategy) -> (Duration, u64) {
     let opts = ForkOptions::new(TreeStrategy::Dup, pt);
     let mut children = Vec::with_capacity(GB_FORKS);
-    let t = Instant::now();
-    for _ in 0..GB_FORKS {
-        match parent.fork_with(opts) {
-            Ok(c) => children.push(c),
-            Err(e) => panic!("fork_gb: fork failed: {e}"),
+    let (elapsed, ()) = timed_part(|| {
+        for _ in 0..GB_FORKS {
+            match parent.fork_with(opts) {
+                Ok(c) => children.push(c),
+                Err(e) => panic!("fork_gb: fork failed: {e}"),
+            }
         }
-    }
-    let elapsed = t.elapsed();
+    });
     let checksum = children[0].stats().rss_pages;
     if let Some(c) = children.iter().find(|c| c.stats().rss_pages != checksum) {
         panic!(
@@ -163,14 +166,14 @@ pub fn first_write_once(
         Err(e) => panic!("first_write: fork failed: {e}"),
     };
     let mut rng = SplitMix64::new();
-    let t = Instant::now();
-    for k in 0..FIRST_WRITES {
-        let p = rng.next_u64() % pages;
-        if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
-            panic!("first_write: {f}");
+    let (elapsed, ()) = timed_part(|| {
+        for k in 0..FIRST_WRITES {
+            let p = rng.next_u64() % pages;
+            if let Err(f) = child.write_byte(base + p * PAGE_SIZE, (k % 251 + 2) as u8) {
+                panic!("first_write: {f}");
+            }
         }
-    }
-    let elapsed = t.elapsed();
+    });
     let mut rng = SplitMix64::new();
     let mut sum = 0u64;
     for _ in 0..FIRST_WRITES {

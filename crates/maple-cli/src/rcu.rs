@@ -265,7 +265,9 @@ fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
     let r = thread::scope(|s| {
         let h = s.spawn(|| {
             pin_current_thread(READER_CPU);
-            reader::<B>(tree, &mut SplitMix64::new(), n, q, n)
+            // Through `timed_part` for `--count instructions` (the reader
+            // times itself).
+            crate::timer::timed_part(|| reader::<B>(tree, &mut SplitMix64::new(), n, q, n)).1
         });
         join(h, "reader")
     });
