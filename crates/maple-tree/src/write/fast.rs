@@ -74,14 +74,15 @@ impl<V> MapleTree<V> {
         if self.records_leaf_gaps() {
             // The free range `start..=end` became what is left of it before
             // and after the value; the slots before it are as they were.
-            let mut left = 0;
+            let mut largest_remnant = 0;
             if at > i {
-                left = span(start, first - 1);
+                largest_remnant = span(start, first - 1);
             }
             if last < end {
-                left = left.max(span(last + 1, end));
+                largest_remnant = largest_remnant.max(span(last + 1, end));
             }
-            self.free_run_shrank(path, &leaf, span(start, end), left, || start - leaf.min);
+            let old = span(start, end);
+            self.free_run_shrank(path, &leaf, old, largest_remnant, || start - leaf.min);
         }
     }
 
