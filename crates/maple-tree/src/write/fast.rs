@@ -427,49 +427,55 @@ impl<V> MapleTree<V> {
         }
         // Slots a..=b are covered by the store.
         let a = leaf.idx;
+        let (s, mut e) = (node.slot_start(a, leaf.min), node.slot_end(a, leaf.max));
         let mut b = a;
-        while b + 1 < count && node.pivot(b) < last {
+        // Ends at the last slot at the latest: it ends at `leaf.max`.
+        while e < last {
             b += 1;
+            e = node.slot_end(b, leaf.max);
         }
-        let (s, e) = (node.slot_start(a, leaf.min), node.slot_end(b, leaf.max));
-        // The new slots, before merging absent runs.
-        let mut mid = [(0u64, Piece::Absent); 3];
-        let mut m = 0;
-        if first > s {
-            mid[m] = (
-                first - 1,
-                if node.is_present(a) {
+        let mut items = [(0u64, Piece::Absent); 3];
+        let n = if !has_value && first == s && last == e {
+            // Whole slots become absent (an erase): one absent slot.
+            items[0] = (e, Piece::Absent);
+            1
+        } else {
+            // The new slots, before merging absent runs.
+            let mut mid = [(0u64, Piece::Absent); 3];
+            let mut m = 0;
+            if first > s {
+                let left = if node.is_present(a) {
                     Piece::Left
                 } else {
                     Piece::Absent
-                },
-            );
+                };
+                mid[m] = (first - 1, left);
+                m += 1;
+            }
+            mid[m] = (last, if has_value { Piece::New } else { Piece::Absent });
             m += 1;
-        }
-        mid[m] = (last, if has_value { Piece::New } else { Piece::Absent });
-        m += 1;
-        if last < e {
-            mid[m] = (
-                e,
-                if node.is_present(b) {
+            if last < e {
+                let right = if node.is_present(b) {
                     Piece::Right
                 } else {
                     Piece::Absent
-                },
-            );
-            m += 1;
-        }
-        // Merge absent runs, and absorb absent neighbours.
-        let mut items = [(0u64, Piece::Absent); 3];
-        let mut n = 0;
-        for &(end, p) in &mid[..m] {
-            if p == Piece::Absent && n > 0 && items[n - 1].1 == Piece::Absent {
-                items[n - 1].0 = end;
-            } else {
-                items[n] = (end, p);
-                n += 1;
+                };
+                mid[m] = (e, right);
+                m += 1;
             }
-        }
+            // Merge absent runs.
+            let mut n = 0;
+            for &(end, p) in &mid[..m] {
+                if p == Piece::Absent && n > 0 && items[n - 1].1 == Piece::Absent {
+                    items[n - 1].0 = end;
+                } else {
+                    items[n] = (end, p);
+                    n += 1;
+                }
+            }
+            n
+        };
+        // Absorb absent neighbours.
         let (mut from, mut to) = (a, b);
         if items[0].1 == Piece::Absent && from > 0 && !node.is_present(from - 1) {
             from -= 1;
