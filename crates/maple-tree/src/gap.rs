@@ -105,11 +105,11 @@ pub(crate) fn node_gap(node: NodePtr) -> u64 {
 /// before; `beside` bounds the other parts' gaps from above; `rescan` reads
 /// them all.
 ///
-/// A part that grew raises the node's gap to its own at most. One that
-/// shrank changes nothing if it did not hold the node's gap, and still holds
-/// it if it keeps at least what any other part can hold. Only a part that
-/// held the gap and shrank below that bound makes the node look at every
-/// part. Appending in ascending order (fork, a rebuild) shrinks the free
+/// A part that grew (or kept its gap) raises the node's gap to its own at
+/// most. One that shrank changes nothing if it did not hold the node's gap,
+/// and still holds it if it keeps at least what any other part can hold.
+/// Only a part that held the gap and shrank below that bound makes the node
+/// look at every part. Appending in ascending order (fork, a rebuild) shrinks the free
 /// range at the end of the tree by each store: the bound keeps those stores
 /// from reading every record on the way up.
 #[inline]
@@ -120,7 +120,7 @@ pub(crate) fn gap_after(
     beside: impl FnOnce() -> u64,
     rescan: impl FnOnce() -> u64,
 ) -> u64 {
-    if new > old {
+    if new >= old {
         recorded.max(new)
     } else if old < recorded {
         recorded
@@ -562,6 +562,47 @@ impl<W: Want> Walk<W> {
                     return None;
                 }
                 i += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gap_after;
+    use core::cell::Cell;
+
+    /// Every way one of three parts (gaps 0..=4) can change, with every
+    /// valid bound on the other parts: `gap_after` gives the largest gap of
+    /// the parts afterwards, and reads them all only when a part that held
+    /// the largest gap shrank below what the others may hold.
+    #[test]
+    fn gap_after_is_the_largest_part_and_rescans_only_when_it_must() {
+        for parts in (0..125).map(|n| [n % 5, n / 5 % 5, n / 25]) {
+            let recorded = *parts.iter().max().unwrap();
+            for k in 0..3 {
+                let others = parts.iter().enumerate().filter(|&(i, _)| i != k);
+                let others = others.map(|(_, &g)| g).max().unwrap();
+                for new in 0..6 {
+                    for slack in 0..3 {
+                        let bound = others + slack;
+                        let rescans = Cell::new(0);
+                        let got = gap_after(
+                            recorded,
+                            parts[k],
+                            new,
+                            || bound,
+                            || {
+                                rescans.set(rescans.get() + 1);
+                                others.max(new)
+                            },
+                        );
+                        let case = (parts, k, new, bound);
+                        assert_eq!(got, others.max(new), "{case:?}");
+                        let must = parts[k] == recorded && new < parts[k] && new < bound;
+                        assert_eq!(rescans.get(), usize::from(must), "{case:?}");
+                    }
+                }
             }
         }
     }
