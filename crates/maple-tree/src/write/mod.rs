@@ -78,6 +78,11 @@ impl<V> MapleTree<V> {
     /// the store removes goes to `displaced`, in key order. `path` may hold a
     /// previous walk of this tree; afterwards it is left to be re-walked to
     /// `first` from the lowest level still valid.
+    ///
+    /// Always inlined: each caller stores a value or absence, never both,
+    /// and the plan's branches for the other fold away. Left to LLVM, it
+    /// went out of line into `insert` as soon as the plan grew a little.
+    #[inline(always)]
     pub(crate) fn store_at<S, D>(
         &mut self,
         path: &mut Path,
