@@ -109,9 +109,9 @@ pub(crate) fn node_gap(node: NodePtr) -> u64 {
 /// most. One that shrank changes nothing if it did not hold the node's gap,
 /// and still holds it if it keeps at least what any other part can hold.
 /// Only a part that held the gap and shrank below that bound makes the node
-/// look at every part. Appending in ascending order (fork, a rebuild) shrinks the free
-/// range at the end of the tree by each store: the bound keeps those stores
-/// from reading every record on the way up.
+/// look at every part. Appending in ascending order (fork, a rebuild)
+/// shrinks the free range at the end of the tree by each store: the bound
+/// keeps those stores from reading every record on the way up.
 #[inline]
 pub(crate) fn gap_after(
     recorded: u64,
