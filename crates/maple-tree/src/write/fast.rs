@@ -436,7 +436,8 @@ impl<V> MapleTree<V> {
         }
         let mut items = [(0u64, Piece::Absent); 3];
         let n = if !has_value && first == s && last == e {
-            // Whole slots become absent (an erase): one absent slot.
+            // Whole slots become absent (an erase): one absent slot, as
+            // the build below would give, without building the pieces.
             items[0] = (e, Piece::Absent);
             1
         } else {
