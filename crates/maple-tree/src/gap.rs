@@ -336,18 +336,17 @@ impl<W: Want> Walk<W> {
             }
             let count = n.count();
             // The child holding the near edge.
-            let j = if REV {
+            let (j, s, e) = if REV {
                 if hi >= max {
-                    count - 1
+                    (count - 1, n.slot_start(count - 1, min), max)
                 } else {
-                    n.slot_of_rev(hi)
+                    n.step_rev(hi, min, max)
                 }
             } else if lo <= min {
-                0
+                (0, min, n.slot_end(0, max))
             } else {
-                n.slot_of(lo)
+                n.step(lo, min, max)
             };
-            let (s, e) = (n.slot_start(j, min), n.slot_end(j, max));
             // With the far edge beyond this child, its far-side siblings
             // may hold the answer if the walk fails below: note the level.
             let far_inside = if REV { s > lo } else { e < hi };

@@ -893,11 +893,22 @@ impl Snap {
     /// when `index` is near the node's end, as in top-down gap search).
     #[inline]
     pub(crate) fn slot_of_rev(&self, index: u64) -> usize {
-        let mut i = self.count() - 1;
-        while i > 0 && self.node.pivot(i - 1) >= index {
-            i -= 1;
+        self.step_rev(index, 0, u64::MAX).0
+    }
+
+    /// As [`step`](Self::step), scanning from the last slot down: the slot
+    /// holding `index` with its first and last index, each pivot read once.
+    #[inline(always)]
+    pub(crate) fn step_rev(&self, index: u64, min: u64, max: u64) -> (usize, u64, u64) {
+        let (mut i, mut end) = (self.count() - 1, max);
+        while i > 0 {
+            let pivot = self.node.pivot(i - 1);
+            if pivot < index {
+                return (i, pivot + 1, end);
+            }
+            (i, end) = (i - 1, pivot);
         }
-        i
+        (0, min, end)
     }
 
     #[inline]
@@ -1373,6 +1384,9 @@ mod tests {
                 (slot, slot),
                 "{index}"
             );
+            let bounds = (slot, s.slot_start(slot, 0), s.slot_end(slot, 99));
+            assert_eq!(s.step(index, 0, 99), bounds, "{index}");
+            assert_eq!(s.step_rev(index, 0, 99), bounds, "{index}");
         }
         assert_eq!(span(0, u64::MAX), u64::MAX);
         assert_eq!(span(5, 5), 1);
