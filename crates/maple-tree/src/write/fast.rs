@@ -297,7 +297,7 @@ pub(super) enum Edge {
 /// An in-place rewrite of one leaf (the kernel's node store), worked out
 /// before anything changes: slots `from..=to` are replaced by `items[..n]`,
 /// of which the entries `a..=b` (`start..=end`) are what the store covers.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(super) struct Splice {
     a: usize,
     b: usize,
@@ -352,53 +352,78 @@ impl Splice {
     pub(super) fn split_point(&self, count: usize, last_leaf: bool) -> Option<(usize, bool)> {
         let grow = self.new_count - count;
         let min = Kind::Leaf.min_slots();
-        // The sizes of the two halves after a cut at `m`, and the cuts
-        // allowed, `lo..=hi`, for each side the splice may land in: both
-        // bounds come from the halves' sizes (at most a node, at least the
-        // minimum) and from keeping the splice off the cut.
-        let sizes = |m: usize, right: bool| {
-            if right {
-                (m, count - m + grow)
-            } else {
-                (m + grow, count - m)
-            }
-        };
         let right_min = if last_leaf { 1 } else { min };
-        let left_side = (
+        // The cuts allowed, for each side the splice may land in: both
+        // bounds come from the halves' sizes (at most a node, at least the
+        // minimum) and from keeping the splice off the cut. The halves are
+        // most even (or, at the right edge, the left one fullest) at one
+        // cut; the nearest allowed one is the best.
+        let (want_left, want_right) = if last_leaf {
+            (usize::MAX, usize::MAX)
+        } else {
+            ((count - grow) / 2, (count + grow) / 2)
+        };
+        let in_left = cut_near(
             (self.to + 2).max(min.saturating_sub(grow)),
             (count - 1)
                 .min(LEAF_SLOTS - grow)
                 .min(count - right_min.min(count)),
+            want_left,
         );
-        let right_side = (
+        let in_right = cut_near(
             min.max((count + grow).saturating_sub(LEAF_SLOTS)),
             (self.from.saturating_sub(1)).min((count + grow).saturating_sub(right_min)),
+            want_right,
         );
-        let mut best: Option<(usize, bool, usize)> = None;
-        for (right, (lo, hi)) in [(false, left_side), (true, right_side)] {
-            if lo > hi || lo == 0 {
-                continue;
-            }
-            // The halves are most even (or, at the right edge, the left one
-            // fullest) at one cut; the nearest allowed one is the best.
-            let want = match (last_leaf, right) {
-                (true, _) => hi,
-                (false, false) => (count - grow) / 2,
-                (false, true) => (count + grow) / 2,
+        // How far a cut is from the best: the halves' difference, or at the
+        // right edge the room left in the left half.
+        let worse = |m: usize, right: bool| {
+            let (left_len, right_len) = if right {
+                (m, count - m + grow)
+            } else {
+                (m + grow, count - m)
             };
-            let m = want.clamp(lo, hi);
-            let (left_len, right_len) = sizes(m, right);
-            let worse = if last_leaf {
+            if last_leaf {
                 LEAF_SLOTS - left_len
             } else {
                 left_len.abs_diff(right_len)
-            };
-            if best.is_none_or(|(_, _, b)| worse < b) {
-                best = Some((m, right, worse));
             }
+        };
+        match (in_left, in_right) {
+            (Some(l), Some(r)) if worse(r, true) < worse(l, false) => Some((r, true)),
+            (Some(l), _) => Some((l, false)),
+            (None, Some(r)) => Some((r, true)),
+            (None, None) => None,
         }
-        best.map(|(m, right, _)| (m, right))
     }
+
+    /// This splice of a leaf of `count` slots, worked out again for the half
+    /// a cut at slot `m` leaves it in (`right`: slots `m..`), where
+    /// [`split_point`](Self::split_point) chose the cut: the same slots,
+    /// shifted, and the half's count. The neighbours it looked at stay in
+    /// the half and off its edge, so nothing else changes, and the half
+    /// keeps its minimum.
+    fn in_half(&self, (m, right): (usize, bool), count: usize) -> Splice {
+        let mut half = *self;
+        if right {
+            half.a -= m;
+            half.b -= m;
+            half.from -= m;
+            half.to -= m;
+            half.new_count -= m;
+        } else {
+            half.new_count -= count - m;
+        }
+        half.short = false;
+        half
+    }
+}
+
+/// The cut of `lo..=hi` nearest `want`; `None` when there is none (a cut
+/// at slot 0 leaves the left half empty).
+#[inline(always)]
+fn cut_near(lo: usize, hi: usize, want: usize) -> Option<usize> {
+    (lo != 0 && lo <= hi).then(|| want.clamp(lo, hi))
 }
 
 impl<V> MapleTree<V> {
@@ -708,7 +733,18 @@ impl<V> MapleTree<V> {
             if parent_full {
                 self.split_parent(path);
             }
-            self.store_split_splice(path, at, (first, last), value, split, displaced);
+            let count = path.leaf().node.count();
+            self.split_leaf(path, at);
+            // `split_point` chose the cut so that the splice fits the half
+            // holding it, as the same splice shifted: the walk and slot
+            // reads of a second plan are saved (debug builds make one, to
+            // check).
+            let half = splice.in_half(at, count);
+            debug_assert!(
+                self.plan_splice(path, first, last, value.is_some()) == Some(half) && half.plain(),
+                "maple tree: a split leaf's half takes the store as worked out for the whole"
+            );
+            self.store_splice(path, &half, (first, last), value, split, displaced);
             return Ok(());
         }
         let Some(settle) = self.settle_for(path, splice) else {
@@ -739,7 +775,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Splits the full parent of the leaf `path` leads to in place, as
-    /// [`store_split_splice`](Self::store_split_splice) splits a leaf: its
+    /// [`split_leaf`](Self::split_leaf) splits a leaf: its
     /// second half of children (with their pivots and gap records) moves to
     /// a new node, which the grandparent (with room) takes right after it.
     /// The path then leads through the half that holds the leaf. The
@@ -808,26 +844,15 @@ impl<V> MapleTree<V> {
 
     /// Splits the leaf `path` leads to at slot `m` in place, as `BTreeMap`
     /// splits a full node: slots `m..` move to a new leaf, which the parent
-    /// (with room) takes right after the old one. Then carries out the
-    /// store, whose splice overflowed the whole leaf, as a splice of the
-    /// half `right` names, worked out again for that half
+    /// (with room) takes right after the old one. The path then leads to
+    /// the half `right` names, where the store goes
     /// ([`Splice::split_point`] chose `m` so that it fits).
     ///
-    /// No value is made, moved out or dropped before the split is complete,
-    /// and the tree is whole after it: the splice's `split` calls and drops
-    /// come after, as in a splice of a leaf with room.
-    fn store_split_splice<S, D>(
-        &mut self,
-        path: &mut Path,
-        (m, right): (usize, bool),
-        (first, last): (u64, u64),
-        value: Option<V>,
-        split: &mut S,
-        displaced: &mut D,
-    ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
-        D: Displace<V>,
-    {
+    /// No value is made, moved out or dropped: the tree is whole after the
+    /// split, and the splice's `split` calls and drops come after, as in a
+    /// splice of a leaf with room.
+    #[inline(always)]
+    fn split_leaf(&mut self, path: &mut Path, (m, right): (usize, bool)) {
         let leaf = *path.leaf();
         let up = path.lv[1];
         let (node, parent, j) = (leaf.node, up.node, up.idx);
@@ -884,13 +909,94 @@ impl<V> MapleTree<V> {
         };
         path.lv[1].idx = at;
         *path.leaf_mut() = half;
-        let splice = self.plan_splice(path, first, last, value.is_some());
-        match splice {
-            Some(splice) if splice.plain() => {
-                self.store_splice(path, &splice, (first, last), value, split, displaced)
-            }
-            // `split_point` keeps the splice inside the half.
-            _ => unreachable!("maple tree: a split leaf's half does not take the store"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A splice replacing slots `from..=to` of a leaf of `count` slots and
+    /// growing it by `grow`; only what `split_point` reads is meaningful.
+    fn splice(count: usize, from: usize, to: usize, grow: usize) -> Splice {
+        Splice {
+            a: from,
+            b: to,
+            start: 0,
+            end: 0,
+            from,
+            to,
+            items: [(0, Piece::Absent); 3],
+            n: to - from + 1 + grow,
+            new_count: count + grow,
+            edge: Edge::Inside,
+            short: false,
         }
+    }
+
+    /// `split_point` against its definition, for every overflowing splice
+    /// of a leaf: the cut it picks keeps both halves between their minimum
+    /// and a node, and the splice with its neighbours inside its half and
+    /// off the cut, and no allowed cut is more even (or, at the right edge,
+    /// leaves the left half fuller); it finds none only when none is
+    /// allowed.
+    #[test]
+    fn split_point_picks_the_best_allowed_cut() {
+        let min = Kind::Leaf.min_slots();
+        let mut cuts = 0;
+        for count in 1..=LEAF_SLOTS {
+            for grow in 1..=2 {
+                if count + grow <= LEAF_SLOTS {
+                    continue;
+                }
+                for from in 0..count {
+                    for to in from..count {
+                        for last_leaf in [false, true] {
+                            let s = splice(count, from, to, grow);
+                            let right_min = if last_leaf { 1 } else { min };
+                            let sizes = |m: usize, right: bool| {
+                                if right {
+                                    (m, count - m + grow)
+                                } else {
+                                    (m + grow, count - m)
+                                }
+                            };
+                            let allowed = |m: usize, right: bool| {
+                                let (l, r) = sizes(m, right);
+                                let off_cut = if right { m < from } else { m >= to + 2 };
+                                (1..count).contains(&m)
+                                    && off_cut
+                                    && (min..=LEAF_SLOTS).contains(&l)
+                                    && (right_min..=LEAF_SLOTS).contains(&r)
+                            };
+                            let worse = |m: usize, right: bool| {
+                                let (l, r) = sizes(m, right);
+                                if last_leaf {
+                                    LEAF_SLOTS - l
+                                } else {
+                                    l.abs_diff(r)
+                                }
+                            };
+                            let best = (1..count)
+                                .flat_map(|m| [(m, false), (m, true)])
+                                .filter(|&(m, right)| allowed(m, right))
+                                .map(|(m, right)| worse(m, right))
+                                .min();
+                            let got = s.split_point(count, last_leaf);
+                            match (got, best) {
+                                (None, None) => {}
+                                (Some((m, right)), Some(best)) => {
+                                    assert!(allowed(m, right), "{count} {from}..={to} +{grow}");
+                                    assert_eq!(worse(m, right), best, "{count} {from}..={to} +{grow}");
+                                    cuts += 1;
+                                }
+                                _ => panic!("{count} {from}..={to} +{grow} {last_leaf}: {got:?}, best {best:?}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(cuts > 100);
     }
 }
