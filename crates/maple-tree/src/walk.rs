@@ -234,44 +234,54 @@ impl Path {
         (start, end)
     }
 
-    /// Moves to the slot holding `index`, climbing only as high as needed.
+    /// Moves to the slot holding `index`, climbing only as high as needed,
+    /// and returns that slot's bounds (for an empty tree, `0..=u64::MAX`:
+    /// one absent range).
     ///
     /// Staying put is checked inline: that is the case of a removal, which
-    /// stores over the entry it has just found.
+    /// stores over the entry it has just found. The bounds are returned
+    /// because every walk works them out on its way: a store that needs
+    /// them need not read the leaf's pivots again.
     #[inline(always)]
-    pub(crate) fn seek(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+    pub(crate) fn seek(&mut self, root: Option<NodePtr>, height: usize, index: u64) -> (u64, u64) {
         if self.height == 0 {
             // A new path (every `insert` makes one): the walk from the root,
             // inline.
-            self.descend(root, height, index);
-            return;
+            return self.descend(root, height, index).unwrap_or((0, u64::MAX));
         }
         if self.low == 0 && self.height == height {
             // The slot taken (a write may have shortened the leaf since)
             // still holds `index`.
             let leaf = self.lv.leaf();
-            if leaf.idx < leaf.node.count() && leaf.start() <= index && index <= leaf.end() {
-                return;
+            if leaf.idx < leaf.node.count() {
+                let (start, end) = (leaf.start(), leaf.end());
+                if start <= index && index <= end {
+                    return (start, end);
+                }
             }
         }
-        self.climb_and_descend(root, height, index);
+        self.climb_and_descend(root, height, index)
     }
 
     /// [`seek`](Self::seek) when the path's slot does not hold `index`.
     #[inline(never)]
-    fn climb_and_descend(&mut self, root: Option<NodePtr>, height: usize, index: u64) {
+    fn climb_and_descend(
+        &mut self,
+        root: Option<NodePtr>,
+        height: usize,
+        index: u64,
+    ) -> (u64, u64) {
         if self.height != height || height == 0 || self.low >= height {
-            self.descend(root, height, index);
-            return;
+            return self.descend(root, height, index).unwrap_or((0, u64::MAX));
         }
         let mut h = self.low;
         while h < height && !(self.lv[h].min <= index && index <= self.lv[h].max) {
             h += 1;
         }
         if h == height {
-            self.descend(root, height, index);
+            self.descend(root, height, index).unwrap_or((0, u64::MAX))
         } else {
-            self.descend_from(h, index);
+            self.descend_from(h, index)
         }
     }
 

@@ -435,11 +435,13 @@ impl<V> MapleTree<V> {
     /// ([`Splice::plain`] says neither does): the caller then splits the
     /// leaf first or moves its boundary after
     /// ([`store_hard_splice`](Self::store_hard_splice)), or rebuilds.
-    /// Changes nothing.
+    /// `slot` holds the bounds of the path's leaf slot, as the walk found
+    /// them. Changes nothing.
     #[inline(always)]
     pub(super) fn plan_splice(
         &self,
         path: &Path,
+        (s, mut e): (u64, u64),
         first: u64,
         last: u64,
         has_value: bool,
@@ -450,9 +452,9 @@ impl<V> MapleTree<V> {
         if last > leaf.max {
             return None;
         }
-        // Slots a..=b are covered by the store.
+        // Slots a..=b are covered by the store; `s..=e` are slot a's bounds.
         let a = leaf.idx;
-        let (s, mut e) = (node.slot_start(a, leaf.min), node.slot_end(a, leaf.max));
+        debug_assert_eq!((s, e), (leaf.start(), leaf.end()));
         let mut b = a;
         // Ends at the last slot at the latest: it ends at `leaf.max`.
         while e < last {
@@ -741,7 +743,14 @@ impl<V> MapleTree<V> {
             // check).
             let half = splice.in_half(at, count);
             debug_assert!(
-                self.plan_splice(path, first, last, value.is_some()) == Some(half) && half.plain(),
+                self.plan_splice(
+                    path,
+                    (path.leaf().start(), path.leaf().end()),
+                    first,
+                    last,
+                    value.is_some()
+                ) == Some(half)
+                    && half.plain(),
                 "maple tree: a split leaf's half takes the store as worked out for the whole"
             );
             self.store_splice(path, &half, (first, last), value, split, displaced);

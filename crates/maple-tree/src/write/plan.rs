@@ -150,11 +150,10 @@ impl<V> MapleTree<V> {
                 Plan::Nothing
             };
         }
-        path.seek(self.root(), self.height(), first);
+        let (start, end) = path.seek(self.root(), self.height(), first);
         let readers = self.in_rcu_mode();
         let may = |route: Route| !readers || route.safe_with_readers();
         let leaf = *path.leaf();
-        let (start, end) = (leaf.start(), leaf.end());
         if last <= end {
             let present = leaf.node.is_present(leaf.idx);
             if !present && !has_value {
@@ -182,11 +181,11 @@ impl<V> MapleTree<V> {
             }
         }
         if may(Route::Splice) {
-            if let Some(splice) = self.plan_splice(path, first, last, has_value) {
+            if let Some(splice) = self.plan_splice(path, (start, end), first, last, has_value) {
                 return Plan::Splice(splice);
             }
         } else if may(Route::CopySplice) {
-            if let Some(splice) = self.plan_splice(path, first, last, has_value) {
+            if let Some(splice) = self.plan_splice(path, (start, end), first, last, has_value) {
                 if splice.plain() {
                     return Plan::CopySplice(splice);
                 }
