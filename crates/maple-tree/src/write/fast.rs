@@ -214,9 +214,10 @@ enum Piece {
 /// The value words a leaf splice writes: the stored value and the parts of
 /// the entries it cuts, made (by `split`) before anything changes.
 struct Pieces {
-    new: Option<Word>,
-    left: Option<Word>,
-    right: Option<Word>,
+    /// The words of [`Piece::New`], [`Piece::Left`] and [`Piece::Right`],
+    /// in that order; a piece the splice does not place is left
+    /// uninitialised (the plan places a piece only where it was made).
+    words: [Word; 3],
     /// How many of them there are: the entries the splice adds.
     made: usize,
 }
@@ -248,10 +249,9 @@ impl Pieces {
             split(unsafe { node.value::<V>(splice.b) }, last + 1..=e)
         });
         let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
+        let word = |v: Option<V>| v.map_or(Word::uninit(), value_word);
         Pieces {
-            new: value.map(value_word),
-            left: left.map(value_word),
-            right: right.map(value_word),
+            words: [word(value), word(left), word(right)],
             made,
         }
     }
@@ -260,21 +260,17 @@ impl Pieces {
     /// their pivots (but the leaf's last) and their words, each piece moved
     /// into its slot. Returns their present bits.
     #[inline(always)]
-    fn write(&mut self, node: NodePtr, splice: &Splice) -> u32 {
+    fn write(&self, node: NodePtr, splice: &Splice) -> u32 {
         let mut bits = 0;
         for (k, &(end, p)) in (splice.from..).zip(&splice.items[..splice.n]) {
             if k + 1 < splice.new_count {
                 node.set_pivot(k, end);
             }
-            let word = match p {
-                Piece::Absent => None,
-                Piece::New => self.new.take(),
-                Piece::Left => self.left.take(),
-                Piece::Right => self.right.take(),
-            };
-            if let Some(w) = word {
-                // SAFETY: `w` encodes a `V` (the new value or a split piece).
-                unsafe { node.set_value_word(k, w) };
+            if p != Piece::Absent {
+                // SAFETY: the plan places each piece once, and only one
+                // that `make` made: the word encodes a `V` (the new value
+                // or a split piece), which moves into the slot.
+                unsafe { node.set_value_word(k, self.words[p as usize - 1]) };
                 bits |= 1 << k;
             }
         }
@@ -589,7 +585,7 @@ impl<V> MapleTree<V> {
         let count = node.count();
         // Make the pieces before changing anything (a panicking split
         // leaves the tree as it was).
-        let mut pieces = Pieces::make(&leaf, splice, (first, last), value, split);
+        let pieces = Pieces::make(&leaf, splice, (first, last), value, split);
         for i in a..=b {
             if node.is_present(i) {
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
@@ -656,7 +652,7 @@ impl<V> MapleTree<V> {
         let count = old.count();
         // Made before anything changes: a panicking split leaves the tree
         // as it was.
-        let mut pieces = Pieces::make(&leaf, splice, (first, last), value, split);
+        let pieces = Pieces::make(&leaf, splice, (first, last), value, split);
         let new = self.pool_mut().alloc_or_abort(Kind::Leaf);
         // The old leaf keeps the words copied out of it: this tree never
         // reads it as a whole again, only readers that started before the
