@@ -119,6 +119,18 @@ impl Header {
     fn new(kind: Kind, count: usize, present: u16) -> Header {
         Header(kind as u64 | (count as u64) << 8 | (present as u64) << 16)
     }
+    /// The header with another count, its other bits as they are (decoding
+    /// and encoding the kind again costs a handful of instructions, which
+    /// the compiler cannot drop: it does not know the kind byte is valid).
+    #[inline]
+    fn with_count(self, count: usize) -> Header {
+        Header(self.0 & !(0xff << 8) | (count as u8 as u64) << 8)
+    }
+    /// The header with other value bits, its other bits as they are.
+    #[inline]
+    fn with_present(self, present: u16) -> Header {
+        Header(self.0 & !(0xffff << 16) | (present as u64) << 16)
+    }
     #[inline]
     fn kind(self) -> Kind {
         match self.0 as u8 {
@@ -336,7 +348,7 @@ impl NodePtr {
     pub(crate) fn set_count(self, count: usize) {
         debug_assert!(count <= self.kind().capacity());
         let h = self.header();
-        self.set_header(Header::new(h.kind(), count, h.present()));
+        self.set_header(h.with_count(count));
     }
 
     /// Leaf presence bits.
@@ -348,7 +360,7 @@ impl NodePtr {
     #[inline]
     pub(crate) fn set_present_bits(self, bits: u16) {
         let h = self.header();
-        self.set_header(Header::new(h.kind(), h.count(), bits));
+        self.set_header(h.with_present(bits));
     }
 
     /// Sets the kind and count of an internal node in one store, without

@@ -80,6 +80,7 @@ impl<V> MapleTree<V> {
     /// a leaf under another parent), or else the sibling before it (the
     /// one after, for a first child). `None` when the pair cannot be
     /// settled in place.
+    #[inline(always)]
     pub(super) fn settle_for(&self, path: &Path, splice: &Splice) -> Option<Settle> {
         if self.height() < 2 {
             return None;
@@ -235,6 +236,7 @@ impl<V> MapleTree<V> {
     /// gap records are worked out again and carried up. The leaf level and
     /// the parent's slot may no longer match the path: it is left to be
     /// walked again from the parent.
+    #[inline(always)]
     pub(super) fn settle(&mut self, path: &mut Path, settle: Settle) {
         match settle.with {
             With::Sibling(b) => self.settle_with_sibling(path, b, settle.drop, settle.then),
@@ -249,6 +251,7 @@ impl<V> MapleTree<V> {
 
     /// [`settle`](Self::settle) with the sibling on the other side of the
     /// parent's boundary `b`.
+    #[inline(always)]
     fn settle_with_sibling(&mut self, path: &mut Path, b: usize, drop: bool, then: Then) {
         let up = path.lv[1];
         let parent = up.node;
