@@ -182,29 +182,30 @@ impl Path {
             "maple tree taller than {MAX_HEIGHT} levels"
         );
         self.height = height;
-        self.lv.set(
-            height - 1,
-            Level {
-                node: root,
-                idx: 0,
-                min: 0,
-                max: u64::MAX,
-            },
-        );
-        Some(self.descend_from(height - 1, index))
+        // The walk writes the root's level too: it is not written first
+        // only to be read back.
+        Some(self.walk_down(height - 1, (root, 0, u64::MAX), index))
     }
 
     /// Walks down from level `h`, whose node must cover `index`, and
     /// returns the bounds of the leaf slot holding it.
     #[inline(always)]
     pub(crate) fn descend_from(&mut self, top: usize, index: u64) -> (u64, u64) {
-        let Level {
-            node,
-            mut min,
-            mut max,
-            ..
-        } = self.lv[top];
-        let mut node = node.snap();
+        let Level { node, min, max, .. } = self.lv[top];
+        self.walk_down(top, (node, min, max), index)
+    }
+
+    /// Walks down from the node `top_node` (covering `min..=max`) at level
+    /// `top`, writing levels `top` to 0, and returns the bounds of the leaf
+    /// slot holding `index`.
+    #[inline(always)]
+    fn walk_down(
+        &mut self,
+        top: usize,
+        (top_node, mut min, mut max): (NodePtr, u64, u64),
+        index: u64,
+    ) -> (u64, u64) {
+        let mut node = top_node.snap();
         // The levels the walk writes, with one bounds check for all of
         // them; they are marked written at the end, all at once.
         let (leaf, upper) = self.lv.slots[..=top]
