@@ -199,16 +199,17 @@ impl<V> MapleTree<V> {
     }
 }
 
-/// What goes into one new slot of an in-place leaf rewrite.
+/// What goes into one new slot of an in-place leaf rewrite. A value
+/// piece's number less one is its place in [`Pieces::words`].
 #[derive(Clone, Copy, PartialEq)]
 enum Piece {
-    Absent,
+    Absent = 0,
     /// The stored value.
-    New,
+    New = 1,
     /// The part of the cut entry left of the range.
-    Left,
+    Left = 2,
     /// The part of the cut entry right of the range.
-    Right,
+    Right = 3,
 }
 
 /// The value words a leaf splice writes: the stored value and the parts of
@@ -220,6 +221,11 @@ struct Pieces {
     words: [Word; 3],
     /// How many of them there are: the entries the splice adds.
     made: usize,
+    /// Which words hold a piece (bit `k` for `words[k]`), for the checks
+    /// of debug builds: a word placed twice, or one never made, would be
+    /// a value owned twice or read uninitialised.
+    #[cfg(debug_assertions)]
+    made_bits: u8,
 }
 
 impl Pieces {
@@ -249,10 +255,15 @@ impl Pieces {
             split(unsafe { node.value::<V>(splice.b) }, last + 1..=e)
         });
         let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
+        #[cfg(debug_assertions)]
+        let made_bits =
+            value.is_some() as u8 | (left.is_some() as u8) << 1 | (right.is_some() as u8) << 2;
         let word = |v: Option<V>| v.map_or(Word::uninit(), value_word);
         Pieces {
             words: [word(value), word(left), word(right)],
             made,
+            #[cfg(debug_assertions)]
+            made_bits,
         }
     }
 
@@ -262,11 +273,22 @@ impl Pieces {
     #[inline(always)]
     fn write(&self, node: NodePtr, splice: &Splice) -> u32 {
         let mut bits = 0;
+        #[cfg(debug_assertions)]
+        let mut placed = 0u8;
         for (k, &(end, p)) in (splice.from..).zip(&splice.items[..splice.n]) {
             if k + 1 < splice.new_count {
                 node.set_pivot(k, end);
             }
             if p != Piece::Absent {
+                #[cfg(debug_assertions)]
+                {
+                    let bit = 1u8 << (p as usize - 1);
+                    assert!(
+                        self.made_bits & bit != 0 && placed & bit == 0,
+                        "maple tree: a splice places a piece it did not make, or twice"
+                    );
+                    placed |= bit;
+                }
                 // SAFETY: the plan places each piece once, and only one
                 // that `make` made: the word encodes a `V` (the new value
                 // or a split piece), which moves into the slot.
@@ -274,6 +296,11 @@ impl Pieces {
                 bits |= 1 << k;
             }
         }
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            placed, self.made_bits,
+            "maple tree: a splice drops a piece it made"
+        );
         bits
     }
 }
