@@ -743,8 +743,8 @@ impl Ends {
                 return self.front.take_highest();
             }
             // Crossing into the previous leaf, once per leaf: marked cold, so
-            // that the loop over a leaf keeps the caller's state (the leaf,
-            // the caller's own sum) in registers rather than this path's.
+            // that the loop over a leaf keeps the leaf pointer in a register
+            // rather than this path's state.
             cold();
             self.back = self.back_leaf()?;
             let mut todo = self.back.rest;
@@ -794,9 +794,11 @@ fn ones(mask: u32) -> usize {
 /// that does nothing, cheap where it is placed, once per leaf.
 ///
 /// Only the back end's leaf crossing calls it: without it, the loop of a
-/// reverse iteration reloaded the leaf pointer and the caller's running
-/// value from the stack on every entry. On the front end's crossing the
-/// same mark made forward iteration dearer, so it is not there.
+/// reverse iteration reloaded the leaf pointer from the stack on every
+/// entry, and loaded and stored the caller's running value there (with
+/// it, that value is still updated on the stack, in one instruction). On
+/// the front end's crossing the same mark made forward iteration dearer,
+/// so it is not there.
 #[cold]
 #[inline(never)]
 fn cold() {}

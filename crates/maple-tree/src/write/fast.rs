@@ -458,7 +458,7 @@ impl<V> MapleTree<V> {
     /// ([`Splice::plain`] says neither does): the caller then splits the
     /// leaf first or moves its boundary after
     /// ([`store_hard_splice`](Self::store_hard_splice)), or rebuilds.
-    /// `slot` holds the bounds of the path's leaf slot, as the walk found
+    /// `(s, e)` are the bounds of the path's leaf slot, as the walk found
     /// them. Changes nothing.
     #[inline(always)]
     pub(super) fn plan_splice(
