@@ -102,7 +102,9 @@ impl<V> MapleTree<V> {
         // count is what the store took; checked against the plan's bound.
         #[cfg(debug_assertions)]
         let (live_before, most) = (self.pool().live(), plan.max_new_nodes(self.height()));
-        match (plan, value) {
+        // Matched by reference, a splice stays where the plan was built;
+        // bound by value, it was copied once more on the way.
+        match (&plan, value) {
             (Plan::Nothing, _) => {
                 if self.root().is_none() {
                     path.height = 0;
@@ -116,19 +118,19 @@ impl<V> MapleTree<V> {
             (Plan::Append, Some(value)) => self.store_append(path, first, last, value),
             (Plan::AppendSplit, Some(value)) => self.store_append_split(path, first, last, value),
             (Plan::Splice(splice), value) if splice.plain() => {
-                self.store_splice(path, &splice, (first, last), value, split, displaced);
+                self.store_splice(path, splice, (first, last), value, split, displaced);
                 self.count_path(|p| &mut p.node_rewrite);
             }
             (Plan::Splice(splice), value) => {
                 let done =
-                    self.store_hard_splice(path, &splice, (first, last), value, split, displaced);
+                    self.store_hard_splice(path, splice, (first, last), value, split, displaced);
                 if let Err(value) = done {
                     path.low = self.store_general(path, first, last, value, split, displaced);
                     return;
                 }
             }
             (Plan::CopySplice(splice), value) => {
-                self.store_splice_copy(path, &splice, (first, last), value, split);
+                self.store_splice_copy(path, splice, (first, last), value, split);
             }
             (Plan::Rebuild, value) => {
                 path.low = self.store_general(path, first, last, value, split, displaced);
