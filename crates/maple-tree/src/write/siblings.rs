@@ -22,7 +22,8 @@
 //!
 //! A neighbour under another parent (a cousin) settles only when both keep
 //! their minimum: the boundary is then a pivot of the lowest node above
-//! both.
+//! both, and of the two absent slots that meet there the one whose leaf
+//! can spare it goes (the left one's, or else the right one's).
 //!
 //! Values move as raw slot words: each stays owned by one present slot, and
 //! no user code runs. A store whose pair fits none of these rebuilds
@@ -51,10 +52,12 @@ enum With {
     /// A sibling: the boundary is between the parent's children `b` and
     /// `b + 1`.
     Sibling(usize),
-    /// The next leaf (`true`) or the previous one, under another parent:
+    /// The next leaf (`after`) or the previous one, under another parent:
     /// the boundary is a pivot of the lowest node above both. Only an
-    /// absent slot crosses it.
-    Cousin(bool),
+    /// absent slot crosses it: of the two absent slots that meet there, the
+    /// right leaf's first one is dropped when `right_drops` (the left
+    /// leaf's last one grows to take its place), else the left leaf's last.
+    Cousin { after: bool, right_drops: bool },
 }
 
 /// What the pair does once the absent slots between them are one.
@@ -141,9 +144,10 @@ impl<V> MapleTree<V> {
     /// slot at the edge of its leaf that its parent has no sibling beside:
     /// the neighbour on that side, the next leaf (`after`) or the previous
     /// one, has another parent. Only a spliced leaf that keeps its minimum
-    /// settles so, and only with a neighbour that keeps its own after
-    /// giving up (or taking) the absent slot: their parents keep their
-    /// children.
+    /// settles so, and only when one of the two can give up its absent
+    /// slot at the boundary and keep its minimum (the left one, or else the
+    /// right one, which may be the last leaf of the tree): their parents
+    /// keep their children.
     fn settle_with_cousin(&self, path: &Path, splice: &Splice, after: bool) -> Option<Settle> {
         if splice.short() {
             return None;
@@ -159,16 +163,25 @@ impl<V> MapleTree<V> {
         let other = np.leaf().node;
         let count = other.count();
         let min = Kind::Leaf.min_slots();
-        let (drop, left_count) = if after {
-            (!other.is_present(0), splice.new_count())
+        // Whether the absent slots meet, the counts of the left and the
+        // right leaf, and whether the right one is the tree's last.
+        let (own, theirs) = (splice.new_count(), count);
+        let (drop, (left_count, right_count), right_last) = if after {
+            let last = np.leaf().max == u64::MAX;
+            (!other.is_present(0), (own, theirs), last)
         } else {
-            (!other.is_present(count - 1), count)
+            let last = path.leaf().max == u64::MAX;
+            (!other.is_present(count - 1), (theirs, own), last)
         };
-        if drop && left_count <= min {
+        let right_drops = if !drop || left_count > min {
+            false
+        } else if right_count > min || (right_last && right_count >= 2) {
+            true
+        } else {
             return None;
-        }
+        };
         Some(Settle {
-            with: With::Cousin(after),
+            with: With::Cousin { after, right_drops },
             drop,
             then: Then::Keep,
         })
@@ -240,9 +253,9 @@ impl<V> MapleTree<V> {
     pub(super) fn settle(&mut self, path: &mut Path, settle: Settle) {
         match settle.with {
             With::Sibling(b) => self.settle_with_sibling(path, b, settle.drop, settle.then),
-            With::Cousin(after) => {
+            With::Cousin { after, right_drops } => {
                 if settle.drop {
-                    self.hand_over_absent_slot(path, after);
+                    self.hand_over_absent_slot(path, after, right_drops);
                 }
                 self.count_path(|p| &mut p.node_rewrite);
             }
@@ -324,12 +337,14 @@ impl<V> MapleTree<V> {
         path.low = 2;
     }
 
-    /// Drops the absent last slot of the left one of the leaf `path` leads
-    /// to and its neighbour (the next leaf when `after`, else the previous
-    /// one), under another parent: the right one's absent first slot starts
-    /// where it did. The boundary between them is a pivot of the lowest
-    /// node above both, the only one that records it.
-    fn hand_over_absent_slot(&mut self, path: &mut Path, after: bool) {
+    /// Drops one of the two absent slots that meet between the leaf `path`
+    /// leads to and its neighbour (the next leaf when `after`, else the
+    /// previous one), under another parent: the left one's last, whose
+    /// range the right one's first then takes, or (`right_drops`) the
+    /// right one's first, the left one's last taking its range. The
+    /// boundary between them is a pivot of the lowest node above both, the
+    /// only one that records it.
+    fn hand_over_absent_slot(&mut self, path: &mut Path, after: bool, right_drops: bool) {
         let mut np = path.clone();
         let stepped = if after {
             np.next_leaf()
@@ -346,10 +361,25 @@ impl<V> MapleTree<V> {
         let (lp, rp) = if after { (&*path, &np) } else { (&np, &*path) };
         let top = lp.lv[h];
         let (left, right) = (lp.leaf().node, rp.leaf().node);
-        let count = left.count();
-        debug_assert!(count >= 2 && !left.is_present(count - 1) && !right.is_present(0));
-        let end = left.pivot(count - 2);
-        left.set_count(count - 1);
+        let (count, right_count) = (left.count(), right.count());
+        debug_assert!(!left.is_present(count - 1) && !right.is_present(0));
+        let end = if right_drops {
+            debug_assert!(right_count >= 2);
+            let end = right.pivot(0);
+            // SAFETY: `right` is a leaf of `right_count` slots, of which the
+            // last `right_count - 1` move down by one. The dropped first
+            // slot is absent and owns nothing; the old last slot, past the
+            // new count, has its present bit cleared by the shift below, so
+            // each value stays owned by one present slot.
+            unsafe { right.move_leaf_tail(1, 0, right_count - 1) };
+            right.set_present_bits(right.present_bits() >> 1);
+            right.set_count(right_count - 1);
+            end
+        } else {
+            debug_assert!(count >= 2);
+            left.set_count(count - 1);
+            left.pivot(count - 2)
+        };
         top.node.set_pivot(top.idx, end);
         if self.is_alloc() {
             let left_gap = leaf_gap(left, lp.leaf().min, end);
