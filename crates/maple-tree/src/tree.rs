@@ -433,17 +433,18 @@ impl<V> MapleTree<V> {
         path.is_present().then_some(start..=end)
     }
 
-    /// Removes the entry that exactly covers `range`.
+    /// Removes the entry that exactly covers `range`, the present slot
+    /// `path` leads to as walked (nothing has changed the tree since).
     pub(crate) fn remove_at(
         &mut self,
         path: &mut Path,
         range: RangeInclusive<u64>,
     ) -> Option<(RangeInclusive<u64>, V)> {
+        debug_assert!(path.is_present());
         let mut out = Single(None);
-        self.store_at(
+        self.store_at_slot(
             path,
-            *range.start(),
-            *range.end(),
+            (*range.start(), *range.end()),
             None,
             &mut no_split,
             &mut out,

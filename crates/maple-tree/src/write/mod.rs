@@ -97,6 +97,45 @@ impl<V> MapleTree<V> {
     {
         debug_assert!(first <= last);
         let plan = self.plan(path, first, last, value.is_some());
+        self.store_planned(path, plan, (first, last), value, split, displaced);
+    }
+
+    /// [`store_at`](Self::store_at) over exactly the slot `first..=last`
+    /// that `path` leads to, as walked (nothing has changed the tree
+    /// since): the walk is not checked again, and the plan folds the cases
+    /// of a store that starts or ends inside its slot. Removing the entry a
+    /// walk just found takes this way.
+    #[inline(always)]
+    pub(crate) fn store_at_slot<S, D>(
+        &mut self,
+        path: &mut Path,
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
+    {
+        let plan = self.plan_at(path, (first, last), first, last, value.is_some());
+        self.store_planned(path, plan, (first, last), value, split, displaced);
+    }
+
+    /// Carries out `plan`, worked out for this store by
+    /// [`plan`](Self::plan) or [`plan_at`](Self::plan_at).
+    #[inline(always)]
+    fn store_planned<S, D>(
+        &mut self,
+        path: &mut Path,
+        plan: Plan,
+        (first, last): (u64, u64),
+        value: Option<V>,
+        split: &mut S,
+        displaced: &mut D,
+    ) where
+        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        D: Displace<V>,
+    {
         // No path frees a node before it has taken all it needs (a rebuild
         // gives its old nodes back last), so the growth of the pool's live
         // count is what the store took; checked against the plan's bound.

@@ -150,7 +150,30 @@ impl<V> MapleTree<V> {
                 Plan::Nothing
             };
         }
-        let (start, end) = path.seek(self.root(), self.height(), first);
+        let bounds = path.seek(self.root(), self.height(), first);
+        self.plan_at(path, bounds, first, last, has_value)
+    }
+
+    /// [`plan`](Self::plan) once `path` leads, as walked, to the slot
+    /// `start..=end` of a non-empty tree, which holds `first`.
+    #[inline(always)]
+    pub(super) fn plan_at(
+        &self,
+        path: &mut Path,
+        (start, end): (u64, u64),
+        first: u64,
+        last: u64,
+        has_value: bool,
+    ) -> Plan {
+        debug_assert!(
+            self.root().is_some()
+                && path.height == self.height()
+                && path.low == 0
+                && (path.leaf().start(), path.leaf().end()) == (start, end)
+                && start <= first
+                && first <= end,
+            "maple tree: a store planned at a slot its path does not lead to"
+        );
         let readers = self.in_rcu_mode();
         let may = |route: Route| !readers || route.safe_with_readers();
         let leaf = *path.leaf();
