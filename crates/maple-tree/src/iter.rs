@@ -795,10 +795,9 @@ fn ones(mask: u32) -> usize {
 ///
 /// Only the back end's leaf crossing calls it: without it, the loop of a
 /// reverse iteration reloaded the leaf pointer from the stack on every
-/// entry, and loaded and stored the caller's running value there (with
-/// it, that value is still updated on the stack, in one instruction). On
-/// the front end's crossing the same mark made forward iteration dearer,
-/// so it is not there.
+/// entry, and loaded and stored the caller's running value there; with
+/// it, both can stay in registers. On the front end's crossing the same
+/// mark made forward iteration dearer, so it is not there.
 #[cold]
 #[inline(never)]
 fn cold() {}
