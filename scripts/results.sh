@@ -4,8 +4,9 @@
 #
 #   times         BENCHMARKS.md's sizes, each (workload, implementation)
 #                 pair in a fresh process, medians of 5 repetitions, in 3
-#                 alternating rounds (the implementations of a case take
-#                 turns; the median over the rounds is reported)
+#                 rounds, each a sweep over every case in which the
+#                 implementations of a case take turns; the median over the
+#                 rounds is reported
 #   instructions  instructions per operation of the timed part (callgrind),
 #                 the --quick sizes, one repetition
 #   check         runs the time table again and compares its peer ratios

@@ -145,13 +145,16 @@ pub struct Isolation {
     pub fresh_process: bool,
     /// Also count instructions per operation under callgrind.
     pub count_instructions: bool,
-    /// Alternating rounds (at least 1): the implementations of a case take
-    /// turns this many times, each turn a whole measurement (its
-    /// repetitions), and the median over the turns is reported. On a machine
-    /// whose speed drifts from minute to minute (a shared VM), each
-    /// implementation's turns then span the same stretch of time, so the
-    /// drift slows every implementation alike instead of whichever ran
-    /// during a slow minute; the ratios between them are what reproduce.
+    /// Rounds (at least 1): every pair is measured this many times, each
+    /// turn a whole measurement (its repetitions), and the median over the
+    /// turns is reported. A round is a sweep over every case, in which the
+    /// implementations of a case take turns one after the other. On a
+    /// machine whose speed drifts (a shared VM, whose memory can be slower
+    /// for minutes at a time), the implementations of a case then run close
+    /// together, so that a slow stretch slows them alike, and a case's
+    /// turns lie a sweep apart, so that its median does not rest on one
+    /// stretch of the run: the ratios between implementations are what
+    /// reproduce.
     pub rounds: usize,
 }
 
@@ -198,6 +201,10 @@ pub fn run(cases: &[Case], impls: &[&'static Impl], plan: Plan) -> Vec<Measureme
 /// Measures every implementation on every case of its domain, each
 /// measurement where `isolation` says (in this process or a fresh one);
 /// progress goes to stderr.
+///
+/// With several rounds, each round is a sweep over every case (the
+/// implementations of a case taking turns within it), so that a case's turns
+/// lie minutes apart, spread over the whole run: see [`Isolation::rounds`].
 pub fn run_isolated(
     cases: &[Case],
     impls: &[&'static Impl],
@@ -206,40 +213,43 @@ pub fn run_isolated(
 ) -> Vec<Measurement> {
     let mut expectations = Expectations::default();
     let total = pairs(cases, impls).len();
-    let mut k = 0;
-    let mut out = Vec::with_capacity(total);
     let started = Instant::now();
-    for case in cases {
-        let impls: Vec<&'static Impl> = impls
-            .iter()
-            .copied()
-            .filter(|i| (i.domain)(case.workload))
-            .collect();
-        let label = match case.q {
-            Some(q) => format!("{} n={} q={}", case.workload, case.n, q),
-            None => format!("{} n={}", case.workload, case.n),
-        };
-        let expected = if impls.iter().any(|i| i.runs(case.workload)) {
-            let t = Instant::now();
-            let e = expectations.get(case);
-            if e.1 == Source::Model {
-                eprintln!(
-                    "[{:>6.1}s] {label}: expected checksum {} from the reference model ({:.1}s)",
-                    started.elapsed().as_secs_f64(),
-                    e.0,
-                    t.elapsed().as_secs_f64()
-                );
-            }
-            e
-        } else {
-            (0, Source::Model)
-        };
-        let rounds = isolation.rounds.max(1);
-        let mut turns: Vec<Vec<Measurement>> = impls.iter().map(|_| Vec::new()).collect();
-        for round in 0..rounds {
-            for (i, (imp, turns)) in impls.iter().zip(&mut turns).enumerate() {
-                let turn = (rounds > 1).then_some((round + 1, rounds));
-                let prefix = progress_prefix(started, k + i + 1, total, &label, imp, turn);
+    let rounds = isolation.rounds.max(1);
+    let runs: Vec<Vec<&'static Impl>> = cases
+        .iter()
+        .map(|case| {
+            impls
+                .iter()
+                .copied()
+                .filter(|i| (i.domain)(case.workload))
+                .collect()
+        })
+        .collect();
+    let mut expected: Vec<Option<(u64, Source)>> = vec![None; cases.len()];
+    // turns[case][implementation]: that pair's measurement in each round so far.
+    let mut turns: Vec<Vec<Vec<Measurement>>> = runs
+        .iter()
+        .map(|impls| impls.iter().map(|_| Vec::new()).collect())
+        .collect();
+    for round in 0..rounds {
+        let turn = (rounds > 1).then_some((round + 1, rounds));
+        let mut k = 0;
+        for (c, case) in cases.iter().enumerate() {
+            let label = case_label(case);
+            let expected = *expected[c].get_or_insert_with(|| {
+                expected_checksum(&mut expectations, case, &runs[c], &label, started)
+            });
+            for (imp, turns) in runs[c].iter().zip(&mut turns[c]) {
+                k += 1;
+                // A pair that did not run cleanly once is not run again: its
+                // first unclean turn is what gets reported.
+                if turns
+                    .last()
+                    .is_some_and(|m| !matches!(m.outcome, measure::Outcome::Ok(_)))
+                {
+                    continue;
+                }
+                let prefix = progress_prefix(started, k, total, &label, imp, turn);
                 let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
                 turns.push(if isolation.fresh_process {
                     isolate::measure(imp, *case, expected, plan)
@@ -253,6 +263,11 @@ pub fn run_isolated(
                 }
             }
         }
+    }
+    let mut out = Vec::with_capacity(total);
+    let mut k = 0;
+    for ((case, impls), turns) in cases.iter().zip(&runs).zip(turns) {
+        let label = case_label(case);
         for (imp, turns) in impls.iter().zip(turns) {
             k += 1;
             let prefix = progress_prefix(started, k, total, &label, imp, None);
@@ -260,7 +275,7 @@ pub fn run_isolated(
             let mut m = fold_rounds(turns);
             if isolation.count_instructions {
                 if let measure::Outcome::Ok(t) = &mut m.outcome {
-                    match isolate::count_instructions(imp, case, expected) {
+                    match isolate::count_instructions(imp, case, (m.expected, m.expected_from)) {
                         Ok(ins) => t.instructions_per_op = Some(ins),
                         Err(e) => progress(&format!("no instruction count: {e}")),
                     }
@@ -288,6 +303,39 @@ pub fn run_isolated(
         }
     }
     out
+}
+
+/// A case as the progress lines name it.
+fn case_label(case: &Case) -> String {
+    match case.q {
+        Some(q) => format!("{} n={} q={}", case.workload, case.n, q),
+        None => format!("{} n={}", case.workload, case.n),
+    }
+}
+
+/// The checksum `case` must produce (nothing to check if none of `impls`
+/// runs it), saying so on stderr when the reference model had to compute it.
+fn expected_checksum(
+    expectations: &mut Expectations,
+    case: &Case,
+    impls: &[&'static Impl],
+    label: &str,
+    started: Instant,
+) -> (u64, Source) {
+    if !impls.iter().any(|i| i.runs(case.workload)) {
+        return (0, Source::Model);
+    }
+    let t = Instant::now();
+    let e = expectations.get(case);
+    if e.1 == Source::Model {
+        eprintln!(
+            "[{:>6.1}s] {label}: expected checksum {} from the reference model ({:.1}s)",
+            started.elapsed().as_secs_f64(),
+            e.0,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    e
 }
 
 /// The start of a progress line: time, pair number, case, implementation,

@@ -168,10 +168,11 @@ struct BenchArgs {
     /// implementations then build in a heap aged by earlier ones.
     #[arg(long)]
     in_process: bool,
-    /// Alternating rounds: the implementations of each case take turns this
-    /// many times, each turn a whole measurement in its own process, and the
-    /// median over the turns is reported, so that the machine's drift slows
-    /// them alike (what `scripts/results.sh` uses for the README's table).
+    /// Rounds: sweeps over every case, in each of which the implementations
+    /// of a case take turns, each turn a whole measurement; the median over
+    /// the turns is reported. A slow stretch of the machine then slows a
+    /// case's implementations alike, and no case rests on one stretch of
+    /// the run (what `scripts/results.sh` uses for the README's table).
     #[arg(long, default_value_t = 1)]
     rounds: usize,
     /// Also count instructions per operation of the timed parts (`instructions`:
