@@ -810,7 +810,21 @@ impl NodePtr {
         }
     }
 
-    /// Starts loading the node's four cache lines.
+    /// Starts loading all four of the node's cache lines, for a node read
+    /// some time later ([`prefetch`](Self::prefetch) leaves out the header's).
+    #[inline(always)]
+    pub(crate) fn prefetch_ahead(self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: prefetching never faults; the address is the node's.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.0.as_ptr().cast::<i8>()) }
+        }
+        self.prefetch();
+    }
+
+    /// Starts loading the node's last three cache lines: not the header's,
+    /// which [`snap`](Self::snap) reads at once.
     #[inline(always)]
     pub(crate) fn prefetch(self) {
         #[cfg(target_arch = "x86_64")]
