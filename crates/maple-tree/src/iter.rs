@@ -329,8 +329,7 @@ impl Parent {
         // A reverse walk reads memory downwards, which the hardware's
         // prefetchers follow less well than a forward one: ask for the leaf
         // two back, so that its lines arrive while this one and the next
-        // are handed out (a quarter of a reverse step's time over a tree
-        // that does not fit the cache, for about 0.1 instructions an entry).
+        // are handed out (one back is too late to hide a miss to memory).
         if self.idx > 1 {
             snap.child(self.idx - 2).prefetch_ahead();
         }
