@@ -424,6 +424,43 @@ mod tests {
     }
 
     #[test]
+    fn every_round_measures_every_pair_and_the_report_keeps_case_order() {
+        let cases = [Workload::Iter, Workload::Load].map(|workload| Case {
+            workload,
+            n: 300,
+            q: workload.has_q().then_some(1000),
+        });
+        let impls = ["maple", "btreemap"].map(|n| crate::registry::by_name(n).unwrap());
+        let plan = Plan {
+            reps: 2,
+            budget: None,
+        };
+        let isolation = Isolation {
+            rounds: 3,
+            ..Isolation::default()
+        };
+        let ms = run_isolated(&cases, &impls, plan, isolation);
+        let order: Vec<(Workload, &str)> =
+            ms.iter().map(|m| (m.case.workload, m.impl_name)).collect();
+        assert_eq!(
+            order,
+            [
+                (Workload::Iter, "maple"),
+                (Workload::Iter, "btreemap"),
+                (Workload::Load, "maple"),
+                (Workload::Load, "btreemap"),
+            ]
+        );
+        for m in &ms {
+            let measure::Outcome::Ok(t) = &m.outcome else {
+                panic!("{} on {} did not run cleanly", m.impl_name, m.case.workload);
+            };
+            // Three rounds of two repetitions each.
+            assert_eq!(t.all_ns_per_op.len(), 6);
+        }
+    }
+
+    #[test]
     fn sizes_over_the_memory_are_refused() {
         let big = Case {
             workload: Workload::Iter,
