@@ -211,8 +211,6 @@ pub fn run_isolated(
     plan: Plan,
     isolation: Isolation,
 ) -> Vec<Measurement> {
-    let mut expectations = Expectations::default();
-    let total = pairs(cases, impls).len();
     let started = Instant::now();
     let rounds = isolation.rounds.max(1);
     let runs: Vec<Vec<&'static Impl>> = cases
@@ -225,7 +223,13 @@ pub fn run_isolated(
                 .collect()
         })
         .collect();
-    let mut expected: Vec<Option<(u64, Source)>> = vec![None; cases.len()];
+    let total = runs.iter().map(Vec::len).sum();
+    let mut expectations = Expectations::default();
+    let expected: Vec<(u64, Source)> = cases
+        .iter()
+        .zip(&runs)
+        .map(|(case, impls)| expected_checksum(&mut expectations, case, impls, started))
+        .collect();
     // turns[case][implementation]: that pair's measurement in each round so far.
     let mut turns: Vec<Vec<Vec<Measurement>>> = runs
         .iter()
@@ -236,9 +240,6 @@ pub fn run_isolated(
         let mut k = 0;
         for (c, case) in cases.iter().enumerate() {
             let label = case_label(case);
-            let expected = *expected[c].get_or_insert_with(|| {
-                expected_checksum(&mut expectations, case, &runs[c], &label, started)
-            });
             for (imp, turns) in runs[c].iter().zip(&mut turns[c]) {
                 k += 1;
                 // A pair that did not run cleanly once is not run again: its
@@ -252,9 +253,9 @@ pub fn run_isolated(
                 let prefix = progress_prefix(started, k, total, &label, imp, turn);
                 let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
                 turns.push(if isolation.fresh_process {
-                    isolate::measure(imp, *case, expected, plan)
+                    isolate::measure(imp, *case, expected[c], plan)
                 } else {
-                    measure::measure(imp, *case, expected, plan, &mut progress)
+                    measure::measure(imp, *case, expected[c], plan, &mut progress)
                 });
                 if rounds > 1 {
                     if let Some(measure::Outcome::Ok(t)) = turns.last().map(|m| &m.outcome) {
@@ -319,7 +320,6 @@ fn expected_checksum(
     expectations: &mut Expectations,
     case: &Case,
     impls: &[&'static Impl],
-    label: &str,
     started: Instant,
 ) -> (u64, Source) {
     if !impls.iter().any(|i| i.runs(case.workload)) {
@@ -329,8 +329,9 @@ fn expected_checksum(
     let e = expectations.get(case);
     if e.1 == Source::Model {
         eprintln!(
-            "[{:>6.1}s] {label}: expected checksum {} from the reference model ({:.1}s)",
+            "[{:>6.1}s] {}: expected checksum {} from the reference model ({:.1}s)",
             started.elapsed().as_secs_f64(),
+            case_label(case),
             e.0,
             t.elapsed().as_secs_f64()
         );
