@@ -3,10 +3,11 @@
 # peers, in place, or checks that a rerun reproduces them:
 #
 #   times         BENCHMARKS.md's sizes, each (workload, implementation)
-#                 pair in a fresh process, medians of 5 repetitions, in 3
+#                 pair in a fresh process, medians of 5 repetitions, in 5
 #                 rounds, each a sweep over every case in which the
 #                 implementations of a case take turns; the median over the
-#                 rounds is reported
+#                 rounds is reported, and each peer's ratio to maple is the
+#                 median over the rounds of the ratio within a round
 #   instructions  instructions per operation of the timed part (callgrind),
 #                 the --quick sizes, one repetition
 #   check         runs the time table again and compares its peer ratios
@@ -16,7 +17,7 @@
 # Each table sits between `<!-- results:NAME -->` and `<!-- /results:NAME -->`
 # in README.md; nothing else is touched.
 #
-# The time table takes 25 to 45 minutes on 2 cores, depending on the
+# The time table takes 35 to 70 minutes on 2 cores, depending on the
 # machine's neighbours; run it on a quiet machine, pinned to CPU 1. The
 # instruction table is exact anywhere (RESULTS_CPU=0 runs it on CPU 0,
 # beside a time table on CPU 1).
@@ -40,7 +41,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 times_table() {
-    taskset -c 1 "$maple" bench --workload tree --rounds 3 --format markdown >"$1"
+    taskset -c 1 "$maple" bench --workload tree --rounds 5 --format markdown >"$1"
 }
 
 for table in "${tables[@]}"; do

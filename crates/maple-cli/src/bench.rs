@@ -169,7 +169,8 @@ impl Default for Isolation {
 }
 
 /// One implementation's turns on a case, folded into one measurement: the
-/// median over the turns' medians, every repetition kept. A turn that did
+/// median over the turns' medians, every repetition and every turn's median
+/// kept (the latter for ratios paired turn by turn). A turn that did
 /// not run cleanly (excluded, mismatched, failed) decides the outcome.
 fn fold_rounds(turns: Vec<Measurement>) -> Measurement {
     let mut turns = turns.into_iter();
@@ -188,6 +189,7 @@ fn fold_rounds(turns: Vec<Measurement>) -> Measurement {
         }
     }
     timing.ns_per_op = measure::median(&medians);
+    timing.round_medians = medians;
     first
 }
 
@@ -383,6 +385,7 @@ mod tests {
         turn(measure::Outcome::Ok(measure::Timing {
             ns_per_op: measure::median(reps),
             all_ns_per_op: reps.to_vec(),
+            round_medians: vec![measure::median(reps)],
             checksum: 7,
             bytes_per_entry: None,
             heap_bytes_per_entry: None,
@@ -404,6 +407,7 @@ mod tests {
         assert_eq!(t.ns_per_op, 20.0);
         assert_eq!(t.all_ns_per_op.len(), 9);
         assert_eq!(t.all_ns_per_op[3], 29.0);
+        assert_eq!(t.round_medians, [10.0, 30.0, 20.0]);
     }
 
     #[test]

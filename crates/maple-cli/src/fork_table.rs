@@ -9,7 +9,7 @@ use std::time::Instant;
 use maple_tree::MapleTree;
 
 use crate::expected::Expectations;
-use crate::measure::{self, median, Measurement, Outcome, Plan};
+use crate::measure::{self, median, paired_ratio, Measurement, Outcome, Plan};
 use crate::registry;
 use crate::report::{human_ns, render};
 use crate::workloads::{dup_copies, Case, Workload};
@@ -82,16 +82,6 @@ impl PlainCopy {
         }
         black_box(&mut self.dst);
         start.elapsed().as_nanos() as f64 / self.copies as f64
-    }
-}
-
-/// Median of `a[i] / b[i]` (NaN when there is no pair).
-fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
-    let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
-    if ratios.is_empty() {
-        f64::NAN
-    } else {
-        median(&ratios)
     }
 }
 
@@ -302,15 +292,7 @@ pub fn memcpy_lines(rows: &[Row]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{paired_ratio, PlainCopy};
-
-    #[test]
-    fn the_paired_ratio_is_the_median_of_per_repetition_ratios() {
-        // Ratios 2, 4, 3: the median of the ratios (3), not the ratio of the
-        // medians (4 / 1 = 4).
-        assert_eq!(paired_ratio(&[2.0, 4.0, 9.0], &[1.0, 1.0, 3.0]), 3.0);
-        assert!(paired_ratio(&[1.0], &[]).is_nan());
-    }
+    use super::PlainCopy;
 
     #[test]
     fn a_plain_copy_writes_every_copy() {

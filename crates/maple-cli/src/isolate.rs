@@ -132,8 +132,11 @@ fn outcome_from_json(m: &Value) -> Result<Outcome, String> {
                 }),
                 _ => None,
             };
+            let ns_per_op = f64_of(m, "ns_per_op").ok_or("no ns_per_op")?;
             Outcome::Ok(Timing {
-                ns_per_op: f64_of(m, "ns_per_op").ok_or("no ns_per_op")?,
+                ns_per_op,
+                // The child measured one turn.
+                round_medians: vec![ns_per_op],
                 all_ns_per_op: m
                     .get("repetitions_ns_per_op")
                     .and_then(Value::as_array)

@@ -170,8 +170,9 @@ struct BenchArgs {
     in_process: bool,
     /// Rounds: sweeps over every case, in each of which the implementations
     /// of a case take turns, each turn a whole measurement; the median over
-    /// the turns is reported. A slow stretch of the machine then slows a
-    /// case's implementations alike, and no case rests on one stretch of
+    /// the turns is reported, and a peer's ratio to maple is the median over
+    /// the rounds of its ratio within a round. A slow stretch of the machine
+    /// then slows a round's pair alike, and no case rests on one stretch of
     /// the run (what `scripts/results.sh` uses for the README's table).
     #[arg(long, default_value_t = 1)]
     rounds: usize,

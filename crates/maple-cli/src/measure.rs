@@ -28,6 +28,10 @@ pub struct Timing {
     pub ns_per_op: f64,
     /// ns/op of every repetition, in run order.
     pub all_ns_per_op: Vec<f64>,
+    /// The median ns/op of each round, in round order (one entry for a
+    /// measurement taken once): what a ratio to another implementation
+    /// measured in the same rounds pairs up (see [`paired_ratio`]).
+    pub round_medians: Vec<f64>,
     /// The checksum every repetition produced.
     pub checksum: u64,
     /// Node bytes per entry, where the implementation can tell.
@@ -112,6 +116,20 @@ pub fn median(xs: &[f64]) -> f64 {
         v[m]
     } else {
         (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+/// The median of `a[i] / b[i]` over the pairs (NaN when there is none):
+/// the ratio of two series measured side by side, turn by turn, so that
+/// the machine's drift from one turn to the next, which slows both members
+/// of a pair alike, cancels out of each ratio instead of landing in one
+/// series' median and not the other's.
+pub fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
+    if ratios.is_empty() {
+        f64::NAN
+    } else {
+        median(&ratios)
     }
 }
 
@@ -278,6 +296,7 @@ fn measure_outcome(
         .flatten();
     Outcome::Ok(Timing {
         ns_per_op: median(&all),
+        round_medians: vec![median(&all)],
         all_ns_per_op: all,
         checksum: rep.checksum,
         bytes_per_entry,
@@ -397,6 +416,14 @@ mod tests {
         );
         assert!(!m.is_failure());
         assert!(matches!(m.outcome, Outcome::Excluded(_)));
+    }
+
+    #[test]
+    fn the_paired_ratio_is_the_median_of_per_turn_ratios() {
+        // Ratios 2, 4, 3: the median of the ratios (3), not the ratio of the
+        // medians (4 / 1 = 4).
+        assert_eq!(paired_ratio(&[2.0, 4.0, 9.0], &[1.0, 1.0, 3.0]), 3.0);
+        assert!(paired_ratio(&[1.0], &[]).is_nan());
     }
 
     #[test]

@@ -367,6 +367,7 @@ pub mod testing {
             outcome: Outcome::Ok(Timing {
                 ns_per_op: ns,
                 all_ns_per_op: vec![ns],
+                round_medians: vec![ns],
                 checksum: 0,
                 bytes_per_entry: None,
                 heap_bytes_per_entry: None,

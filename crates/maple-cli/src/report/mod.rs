@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use crate::expected::Source;
-use crate::measure::{Measurement, Outcome};
+use crate::measure::{paired_ratio, Measurement, Outcome, Timing};
 use crate::workloads::{Case, Provider, Workload};
 
 mod mm;
@@ -194,7 +194,10 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
     }
     let mut rows: Vec<Vec<String>> = Vec::new();
     for c in &cases {
-        let maple = by.get(&(*c, "maple")).and_then(|m| m.ns_per_op());
+        let maple = by.get(&(*c, "maple")).and_then(|m| match &m.outcome {
+            Outcome::Ok(t) => Some(t),
+            _ => None,
+        });
         let mut row = vec![
             c.workload.name().to_string(),
             c.n.to_string(),
@@ -218,7 +221,7 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
                     }
                     let cell = match maple {
                         Some(base) if i != "maple" => {
-                            format!("{cell} (×{:.2})", t.ns_per_op / base)
+                            format!("{cell} (×{:.2})", ratio(t, base))
                         }
                         _ => cell,
                     };
@@ -265,7 +268,8 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
     if has_maple {
         out.push_str(if markdown { "\n" } else { "" });
         out.push_str(
-            "(×k) = the peer's median time divided by maple's: above 1, maple is faster.\n",
+            "(×k) = the peer's time divided by maple's (with several rounds, the median over \
+             the rounds of that ratio within a round): above 1, maple is faster.\n",
         );
     }
     let mem = memory_rows(ms, impls);
@@ -291,6 +295,19 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
         }
     }
     out
+}
+
+/// `t`'s time divided by `base`'s: paired round by round when both were
+/// measured in the same rounds (the implementations of a case take their
+/// turns a few seconds apart, while a case's rounds lie minutes apart, so a
+/// slower stretch of the machine moves a round's pair alike), otherwise the
+/// ratio of the medians.
+fn ratio(t: &Timing, base: &Timing) -> f64 {
+    if t.round_medians.len() > 1 && t.round_medians.len() == base.round_medians.len() {
+        paired_ratio(&t.round_medians, &base.round_medians)
+    } else {
+        t.ns_per_op / base.ns_per_op
+    }
 }
 
 fn memory_rows(ms: &[Measurement], impls: &[&str]) -> Vec<Vec<String>> {
@@ -382,6 +399,7 @@ pub fn json(ms: &[Measurement]) -> String {
                     "ns_per_op": t.ns_per_op,
                     "instructions_per_op": t.instructions_per_op,
                     "repetitions_ns_per_op": t.all_ns_per_op,
+                    "round_medians_ns_per_op": t.round_medians,
                     "checksum": checked.then_some(t.checksum),
                     "bytes_per_entry": t.bytes_per_entry,
                     "heap_bytes_per_entry": t.heap_bytes_per_entry,
@@ -410,7 +428,6 @@ pub fn json(ms: &[Measurement]) -> String {
 mod tests {
     use super::*;
     use crate::expected::Source;
-    use crate::measure::Timing;
     use crate::workloads::Workload;
 
     fn ok(impl_name: &'static str, ns: f64, bpe: Option<f64>) -> Measurement {
@@ -426,6 +443,7 @@ mod tests {
             outcome: Outcome::Ok(Timing {
                 ns_per_op: ns,
                 all_ns_per_op: vec![ns; 5],
+                round_medians: vec![ns],
                 checksum: 3126729663903,
                 bytes_per_entry: bpe,
                 heap_bytes_per_entry: None,
@@ -451,6 +469,27 @@ mod tests {
         let t = table(&ms, &["maple", "btreemap"], 5, false);
         assert!(t.contains("100.0 (×2.50)"), "{t}");
         assert!(t.contains("16.4"), "{t}");
+    }
+
+    #[test]
+    fn ratios_over_rounds_pair_each_round() {
+        // Rounds at 2, 2 and 3 times maple's speed, the slowest round of
+        // each falling at different times: the median of the three ratios
+        // (2.00), not the ratio of the medians (100 / 40 = 2.50).
+        let with_rounds = |name, rounds: [f64; 3]| {
+            let mut m = ok(name, rounds[1], None);
+            if let Outcome::Ok(t) = &mut m.outcome {
+                t.ns_per_op = crate::measure::median(&rounds);
+                t.round_medians = rounds.to_vec();
+            }
+            m
+        };
+        let ms = [
+            with_rounds("maple", [50.0, 30.0, 40.0]),
+            with_rounds("btreemap", [100.0, 60.0, 120.0]),
+        ];
+        let t = table(&ms, &["maple", "btreemap"], 5, false);
+        assert!(t.contains("100.0 (×2.00)"), "{t}");
     }
 
     #[test]
