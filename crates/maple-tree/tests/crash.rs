@@ -8,11 +8,13 @@
 //! alive and appears once; no value is alive outside the tree (nothing leaked,
 //! nothing dropped twice); and the tree holds either what it held before the
 //! call (a panicking `Clone` or callback: nothing happened) or what the call
-//! makes of it (a panicking `Drop`: the store took effect first).
+//! makes of it (a panicking `Drop`: the store took effect first), or, for an
+//! operation that works entry by entry (`retain`, `extract_if`, `append`),
+//! a state between the two.
 //!
 //! In the spirit of std's `CrashTestDummy` (btree tests).
 
-use maple_tree::{MapleTree, RcuMapleTree};
+use maple_tree::{Entry, MapleTree, RcuMapleTree};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashSet};
 use std::ops::RangeInclusive;
@@ -201,6 +203,26 @@ type Op<const P: usize> = fn(&mut MapleTree<Dummy<P>>);
 /// Runs `op` on a fresh tree with each trigger at every call number, and
 /// checks the tree after each caught panic.
 fn crash_test<const P: usize>(name: &str, op: Op<P>) {
+    crash_test_expecting(name, op, Partial::Steps)
+}
+
+/// What a panic part way through an operation may leave in the tree.
+#[derive(Clone, Copy, PartialEq)]
+enum Partial {
+    /// The tree as before, as after, or as one of the states the operation
+    /// marked with [`step`]; for a one-step operation, as after when a
+    /// `Drop` panicked (the store took effect first) and as before when a
+    /// `Clone` or callback did.
+    Steps,
+    /// Any state between before and after, entry by entry: an operation
+    /// that removes or adds entries one at a time (`retain`, `extract_if`,
+    /// `append`) stopped part way. Every entry left is one of before or
+    /// after, and every entry both have is there.
+    Between,
+}
+
+/// [`crash_test`] with the states a panic may leave chosen by `partial`.
+fn crash_test_expecting<const P: usize>(name: &str, op: Op<P>, partial: Partial) {
     for alloc in [false, true] {
         // A dry run: how many calls of each kind, and the result.
         let mut t = base::<P>(alloc);
@@ -233,6 +255,18 @@ fn crash_test<const P: usize>(name: &str, op: Op<P>) {
                 check_sound(&t, &ctx);
                 let now = contents(&t);
                 match trigger {
+                    _ if partial == Partial::Between => {
+                        let was = |e: &(RangeInclusive<u64>, u64)| before.contains(e);
+                        let will = |e: &(RangeInclusive<u64>, u64)| after.contains(e);
+                        assert!(
+                            now.iter().all(|e| was(e) || will(e)),
+                            "{ctx}: an entry that is neither before nor after:\n{now:?}"
+                        );
+                        assert!(
+                            before.iter().filter(|e| will(e)).all(|e| now.contains(e)),
+                            "{ctx}: an entry kept by the operation is gone:\n{now:?}"
+                        );
+                    }
                     _ if !single_step => {
                         assert!(states.contains(&now), "{ctx}: left between two steps")
                     }
@@ -461,6 +495,107 @@ macro_rules! crash_tests {
                         (r, D::new(k))
                     })
                     .collect();
+            }
+
+            #[test]
+            fn retain() {
+                crash_test_expecting::<$pad>(
+                    "retain",
+                    |t| {
+                        t.retain(|_, v| {
+                            callback();
+                            v.payload % 3 != 0
+                        })
+                    },
+                    Partial::Between,
+                );
+            }
+
+            #[test]
+            fn extract_if_part_way() {
+                crash_test_expecting::<$pad>(
+                    "extract_if",
+                    |t| {
+                        let mut it = t.extract_if(95..=1_204, |_, v| {
+                            callback();
+                            v.payload % 2 == 0
+                        });
+                        for _ in 0..30 {
+                            drop(it.next());
+                        }
+                    },
+                    Partial::Between,
+                );
+            }
+
+            #[test]
+            fn split_off_and_append() {
+                crash_test::<$pad>("split_off", |t| {
+                    let mut high = t.split_off(1_003);
+                    assert_eq!(high.len(), 60);
+                    step(t);
+                    t.append(&mut high);
+                    step(t);
+                    // One entry each: an append of several stops part way
+                    // (`append_over_many`).
+                    let mut other = MapleTree::new();
+                    other.insert(5..=802, D::new(5_000));
+                    t.append(&mut other);
+                    step(t);
+                    other.insert(905..=908, D::new(5_001));
+                    t.append(&mut other);
+                });
+            }
+
+            #[test]
+            fn append_over_many() {
+                crash_test_expecting::<$pad>(
+                    "append",
+                    |t| {
+                        let mut other = MapleTree::new();
+                        for k in 0..40u64 {
+                            other.insert(k * 37 + 3..=k * 37 + 14, D::new(2_000 + k));
+                        }
+                        t.append(&mut other);
+                    },
+                    Partial::Between,
+                );
+            }
+
+            #[test]
+            fn entries() {
+                crash_test::<$pad>("entry", |t| {
+                    if let Entry::Occupied(mut e) = t.entry(503) {
+                        e.split(504);
+                        drop(e.insert(D::new(3_000)));
+                    }
+                    step(t);
+                    if let Entry::Occupied(e) = t.entry(601) {
+                        drop(e.remove());
+                    }
+                    step(t);
+                    if let Entry::Occupied(mut e) = t.entry(702) {
+                        e.split_with(705, split_calling_back);
+                    }
+                    step(t);
+                    if let Entry::Vacant(e) = t.entry(608) {
+                        e.insert(607..=609, D::new(3_001));
+                    }
+                    step(t);
+                    t.entry(1_308).or_insert(1_307..=1_309, D::new(3_002));
+                });
+            }
+
+            #[test]
+            fn pop_first_and_last() {
+                crash_test::<$pad>("pop", |t| {
+                    for _ in 0..20 {
+                        drop(t.pop_first());
+                        step(t);
+                        drop(t.pop_last());
+                        step(t);
+                    }
+                });
             }
 
             #[test]
