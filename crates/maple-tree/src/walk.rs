@@ -453,7 +453,9 @@ impl Path {
 }
 
 /// Finds the leaf slot holding `index` without recording a path (the fast
-/// path of `get`). Returns the leaf, the slot, and the leaf's bounds.
+/// path of `get`). Returns the leaf, the slot, and the leaf's bounds. The
+/// internal levels are scanned, the leaf counted (see
+/// [`Snap::slot_by_count`]).
 #[inline]
 pub(crate) fn find_slot(
     root: Option<NodePtr>,
@@ -468,5 +470,5 @@ pub(crate) fn find_slot(
         min = cmin;
         max = cmax;
     }
-    Some((node, node.slot_of(index), min, max))
+    Some((node, node.slot_by_count(index), min, max))
 }
