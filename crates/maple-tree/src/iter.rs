@@ -360,13 +360,16 @@ impl Parent {
         // The previous sibling: it ends right before this leaf.
         self.idx -= 1;
         let snap = self.node.peek();
-        let leaf = snap.child(self.idx);
+        // SAFETY: `idx` was below the parent's count (`last + 1`) and has
+        // just been lowered.
+        let leaf = unsafe { snap.child_unchecked(self.idx) };
         // A reverse walk reads memory downwards, which the hardware's
         // prefetchers follow less well than a forward one: ask for the leaf
         // two back, so that its lines arrive while this one and the next
         // are handed out (one back is too late to hide a miss to memory).
         if self.idx > 1 {
-            snap.child(self.idx - 2).prefetch_ahead();
+            // SAFETY: `idx - 2 < idx`, below the count.
+            unsafe { snap.child_unchecked(self.idx - 2) }.prefetch_ahead();
         }
         let min = if self.idx == 0 {
             self.min

@@ -1003,6 +1003,32 @@ impl Snap {
         unsafe { NodePtr(NonNull::new_unchecked(raw)) }
     }
 
+    /// Child `i`, without the bounds check and inline (an iterator loads
+    /// one or two at every leaf crossing, with `i` known from the count).
+    ///
+    /// # Safety
+    /// The node is an internal node and `i < self.count()`.
+    #[inline(always)]
+    pub(crate) unsafe fn child_unchecked(&self, i: usize) -> NodePtr {
+        debug_assert!(!self.is_leaf() && i < self.count());
+        // SAFETY: the caller's promise: `i` is below the count, so below the
+        // capacity of the node's kind, whose children array it indexes.
+        let slot = unsafe {
+            match self.header.kind() {
+                Kind::ARange => &*ptr::addr_of!((*self.node.arange_body()).children)
+                    .cast::<AtomicPtr<Node>>()
+                    .add(i),
+                _ => &*ptr::addr_of!((*self.node.range_body()).children)
+                    .cast::<AtomicPtr<Node>>()
+                    .add(i),
+            }
+        };
+        let raw = slot.load(Ordering::Acquire);
+        // SAFETY: invariants 1 and 2: slots below `count` of an internal node
+        // hold non-null child pointers.
+        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
+    }
+
     #[inline]
     pub(crate) fn gap(&self, i: usize) -> u64 {
         self.node.gap(i)
