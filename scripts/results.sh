@@ -13,6 +13,10 @@
 #   check         runs the time table again and compares its peer ratios
 #                 with README.md's (scripts/results_table.py compare); exits
 #                 1 if one moved by more than 15%
+#   check-instructions
+#                 the same for the instruction table, comparing each peer's
+#                 instructions per operation divided by maple's (exact on
+#                 any machine: it moves only when the code does)
 #
 # Each table sits between `<!-- results:NAME -->` and `<!-- /results:NAME -->`
 # in README.md; nothing else is touched.
@@ -22,7 +26,7 @@
 # instruction table is exact anywhere (RESULTS_CPU=0 runs it on CPU 0,
 # beside a time table on CPU 1).
 #
-# Usage: scripts/results.sh [times|instructions|check]...   (default: times instructions)
+# Usage: scripts/results.sh [times|instructions|check|check-instructions]...   (default: times instructions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,22 +48,31 @@ times_table() {
     taskset -c 1 "$maple" bench --workload tree --rounds 5 --format markdown >"$1"
 }
 
+instructions_table() {
+    taskset -c "${RESULTS_CPU:-1}" "$maple" bench --workload tree --quick --reps 1 --count instructions \
+        --format markdown >"$1"
+}
+
 for table in "${tables[@]}"; do
     case $table in
     times)
         times_table "$out/$table.md"
         ;;
     instructions)
-        taskset -c "${RESULTS_CPU:-1}" "$maple" bench --workload tree --quick --reps 1 --count instructions \
-            --format markdown >"$out/$table.md"
+        instructions_table "$out/$table.md"
         ;;
     check)
         times_table "$out/$table.md"
         python3 scripts/results_table.py compare times "$out/$table.md"
         continue
         ;;
+    check-instructions)
+        instructions_table "$out/$table.md"
+        python3 scripts/results_table.py compare instructions "$out/$table.md"
+        continue
+        ;;
     *)
-        echo "results.sh: unknown table '$table' (times, instructions, check)" >&2
+        echo "results.sh: unknown table '$table' (times, instructions, check, check-instructions)" >&2
         exit 2
         ;;
     esac

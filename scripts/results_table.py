@@ -10,7 +10,9 @@
         of README.md's table NAME, row by row (a row is workload, N and Q).
         Prints every ratio and how far it moved; exits 1 if one moved by
         more than TOLERANCE (default 0.15, i.e. 15%) either way, or if the
-        two tables do not hold the same rows.
+        two tables do not hold the same rows. For the `instructions` table
+        the ratios compared are those of instructions per operation (a
+        peer's count divided by maple's), not the one-repetition times.
 
 Ratios, not times, are compared: on a shared virtual machine the same binary
 runs up to twice as fast one hour as the next, but a peer's time divided by
@@ -67,9 +69,35 @@ def ratios(markdown):
     return out
 
 
+INSTRUCTIONS = re.compile(r"([0-9.,]+) ins")
+
+
+def instruction_ratios(markdown):
+    """{(workload, N, Q): {peer: peer's instructions / maple's}} from the
+    first table in `markdown` (cells such as `329.3 (×6.54); 3623.2 ins`)."""
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    if len(rows) < 3:
+        sys.exit("results.sh: no table found")
+    header = [cell.strip().split()[0] for cell in rows[0].strip("|").split("|")]
+    out = {}
+    for line in rows[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) != len(header):
+            break  # the next table
+        counts = {}
+        for column, cell in zip(header, cells):
+            match = INSTRUCTIONS.search(cell)
+            if match:
+                counts[column] = float(match.group(1).replace(",", ""))
+        own = counts.pop("maple", None)
+        out[tuple(cells[:3])] = {peer: n / own for peer, n in counts.items()} if own else {}
+    return out
+
+
 def compare(name, path, tolerance):
     _, body, _ = readme_table(name)
-    before, after = ratios(body), ratios(open(path).read())
+    parse = instruction_ratios if name == "instructions" else ratios
+    before, after = parse(body), parse(open(path).read())
     if before.keys() != after.keys():
         missing = sorted(before.keys() ^ after.keys())
         sys.exit(f"results.sh: the two tables differ in rows: {missing}")
