@@ -48,6 +48,7 @@ use core::marker::PhantomData;
 use core::ops::{Deref, RangeBounds, RangeInclusive};
 use core::ptr::{self, NonNull};
 use crossbeam_epoch as epoch;
+use crossbeam_utils::CachePadded;
 use std::sync::{Mutex, MutexGuard};
 
 /// A maple tree in RCU mode: any number of lock-free readers and one writer
@@ -71,8 +72,11 @@ use std::sync::{Mutex, MutexGuard};
 /// assert_eq!(plain.len(), 3);
 /// ```
 pub struct RcuMapleTree<V> {
-    /// Root pointer | height (null when empty).
-    top: AtomicPtr<Node>,
+    /// Root pointer | height (null when empty): the one word of the tree
+    /// every read loads, on a cache line of its own. Beside the writer's
+    /// mutex and tree, it shared a line that every write dirtied, so that
+    /// each lookup on another CPU fetched the line back from the writer's.
+    top: CachePadded<AtomicPtr<Node>>,
     len: AtomicUsize,
     writer: Mutex<MapleTree<V>>,
     /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
@@ -180,7 +184,7 @@ impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
     fn from(mut tree: MapleTree<V>) -> Self {
         tree.set_limbo(Some(Box::new(Limbo::new())));
         RcuMapleTree {
-            top: AtomicPtr::new(encode(tree.root(), tree.height())),
+            top: CachePadded::new(AtomicPtr::new(encode(tree.root(), tree.height()))),
             len: AtomicUsize::new(tree.len()),
             writer: Mutex::new(tree),
             _values: PhantomData,
@@ -437,9 +441,13 @@ impl<V> WriteGuard<'_, V> {
     pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
-        self.tree
-            .top
-            .store(encode(t.root(), t.height()), Ordering::Release);
+        let top = encode(t.root(), t.height());
+        // Most writes keep the root: storing the same word again would still
+        // take the line from every reader's cache. Only this writer (under
+        // the mutex) stores it, so a relaxed load sees its own last store.
+        if self.tree.top.load(Ordering::Relaxed) != top {
+            self.tree.top.store(top, Ordering::Release);
+        }
         self.tree.len.store(t.len(), Ordering::Release);
         let limbo = self.inner.limbo_mut().expect("RCU tree without limbo");
         match limbo.after_write() {
