@@ -47,25 +47,33 @@ def replace(name, path, commit):
     open("README.md", "w").write(head + body + tail)
 
 
-def ratios(markdown):
-    """{(workload, N, Q): {peer: ratio}} from the first table in `markdown`."""
-    rows = [line for line in markdown.splitlines() if line.startswith("|")]
-    if len(rows) < 3:
+def rows(markdown):
+    """The header and then each row of the first table in `markdown`, as
+    lists of stripped cells."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    if len(lines) < 3:
         sys.exit("results.sh: no table found")
-    header = [cell.strip() for cell in rows[0].strip("|").split("|")]
-    out = {}
-    for line in rows[2:]:
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    yield header
+    for line in lines[2:]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         if len(cells) != len(header):
-            break  # the next table
-        key = tuple(cells[:3])
+            return  # the next table
+        yield cells
+
+
+def ratios(markdown):
+    """{(workload, N, Q): {peer: ratio}} from the first table in `markdown`."""
+    table = rows(markdown)
+    header = [column.split()[0] for column in next(table)]
+    out = {}
+    for cells in table:
         found = {}
-        for column, cell in zip(header, cells):
+        for peer, cell in zip(header, cells):
             match = RATIO.search(cell)
             if match:
-                peer = column.split()[0]
                 found[peer] = float(match.group(1).replace(",", ""))
-        out[key] = found
+        out[tuple(cells[:3])] = found
     return out
 
 
@@ -75,15 +83,10 @@ INSTRUCTIONS = re.compile(r"([0-9.,]+) ins")
 def instruction_ratios(markdown):
     """{(workload, N, Q): {peer: peer's instructions / maple's}} from the
     first table in `markdown` (cells such as `329.3 (×6.54); 3623.2 ins`)."""
-    rows = [line for line in markdown.splitlines() if line.startswith("|")]
-    if len(rows) < 3:
-        sys.exit("results.sh: no table found")
-    header = [cell.strip().split()[0] for cell in rows[0].strip("|").split("|")]
+    table = rows(markdown)
+    header = [column.split()[0] for column in next(table)]
     out = {}
-    for line in rows[2:]:
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) != len(header):
-            break  # the next table
+    for cells in table:
         counts = {}
         for column, cell in zip(header, cells):
             match = INSTRUCTIONS.search(cell)

@@ -73,9 +73,9 @@ use std::sync::{Mutex, MutexGuard};
 /// ```
 pub struct RcuMapleTree<V> {
     /// Root pointer | height (null when empty): the one word of the tree
-    /// every read loads, on a cache line of its own. Beside the writer's
-    /// mutex and tree, it shared a line that every write dirtied, so that
-    /// each lookup on another CPU fetched the line back from the writer's.
+    /// every read loads, on a cache line of its own, apart from the count,
+    /// mutex and tree that every write changes; in their line, each lookup
+    /// on another CPU would first fetch the line back from the writer's.
     top: CachePadded<AtomicPtr<Node>>,
     len: AtomicUsize,
     writer: Mutex<MapleTree<V>>,
