@@ -226,23 +226,6 @@ impl Leaf {
         }
     }
 
-    /// The last slot, present, as an entry (its bit already cleared).
-    #[inline(always)]
-    fn last_slot(&self) -> Found {
-        let start = if self.last == 0 {
-            self.min
-        } else {
-            // SAFETY: the leaf is live (as in `range_of`), and `0 < last
-            // <= 15`: pivot `last - 1` is stored.
-            unsafe { self.node.pivot_unchecked(self.last - 1) + 1 }
-        };
-        Found {
-            leaf: self.node,
-            slot: self.last,
-            range: start..=self.max,
-        }
-    }
-
     /// Hands out the lowest slot of `rest`; `fast` is empty.
     #[inline(always)]
     fn take_lowest(&mut self) -> Option<Found> {
@@ -767,6 +750,13 @@ impl Ends {
     }
 
     /// As [`next_slow`](Self::next_slow), toward lower indices.
+    ///
+    /// Slot 0 of a leaf (handed out last) lies outside the fast list, as
+    /// its range starts at the leaf's bound. When it is the last slot left,
+    /// the back end also crosses into the previous leaf right away: the next
+    /// step then takes that leaf's fast list without coming here again, so a
+    /// leaf whose slot 0 holds an entry costs one trip through this path,
+    /// not two.
     #[inline(always)]
     fn next_back_slow(&mut self) -> Option<Found> {
         // The list is used up; bits past its end may be left.
@@ -780,8 +770,14 @@ impl Ends {
         loop {
             if self.back.rest == 1 && self.back.last != 0 {
                 // Only slot 0 is left (the common case).
+                let found = self.back.first_slot();
                 self.back.rest = 0;
-                return Some(self.back.first_slot());
+                if !self.met {
+                    if let Some(leaf) = self.back_leaf() {
+                        self.enter_back(leaf);
+                    }
+                }
+                return Some(found);
             }
             if self.back.rest != 0 {
                 let found = self.back.take_highest();
@@ -796,30 +792,35 @@ impl Ends {
             // that the loop over a leaf keeps the leaf pointer in a register
             // rather than this path's state.
             cold();
-            self.back = self.back_leaf()?;
-            let mut todo = self.back.rest;
-            if self.back.min <= self.front.max {
-                self.met = true;
-                if self.back.node == self.front.node {
-                    todo = self.front.pending_front();
-                    self.front.fast = 0;
-                    self.front.rest = 0;
-                } else {
-                    todo = self.back.starting_after(self.front.max);
-                    self.taken += ones(todo);
-                }
-            } else {
-                self.taken += ones(todo);
-            }
-            if todo >> self.back.last & 1 != 0 {
-                self.back.split_back(todo ^ 1 << self.back.last);
-                return Some(self.back.last_slot());
-            }
-            self.back.split_back(todo);
+            let leaf = self.back_leaf()?;
+            self.enter_back(leaf);
             if let slot @ 1.. = (self.back.fast & 0xf) as usize {
                 return Some(self.back.take_last_fast(slot));
             }
         }
+    }
+
+    /// Makes `leaf` (just crossed into, below the back's old leaf) the back
+    /// end's, with the slots it is to hand out split for a descending walk;
+    /// takes over the front's slots if the ends meet there.
+    #[inline(always)]
+    fn enter_back(&mut self, leaf: Leaf) {
+        self.back = leaf;
+        let mut todo = self.back.rest;
+        if self.back.min <= self.front.max {
+            self.met = true;
+            if self.back.node == self.front.node {
+                todo = self.front.pending_front();
+                self.front.fast = 0;
+                self.front.rest = 0;
+            } else {
+                todo = self.back.starting_after(self.front.max);
+                self.taken += ones(todo);
+            }
+        } else {
+            self.taken += ones(todo);
+        }
+        self.back.split_back(todo);
     }
 }
 
