@@ -226,6 +226,23 @@ impl Leaf {
         }
     }
 
+    /// The last slot, present, as an entry (its bit already cleared).
+    #[inline(always)]
+    fn last_slot(&self) -> Found {
+        let start = if self.last == 0 {
+            self.min
+        } else {
+            // SAFETY: the leaf is live (as in `range_of`), and `0 < last
+            // <= 15`: pivot `last - 1` is stored.
+            unsafe { self.node.pivot_unchecked(self.last - 1) + 1 }
+        };
+        Found {
+            leaf: self.node,
+            slot: self.last,
+            range: start..=self.max,
+        }
+    }
+
     /// Hands out the lowest slot of `rest`; `fast` is empty.
     #[inline(always)]
     fn take_lowest(&mut self) -> Option<Found> {
@@ -780,6 +797,13 @@ impl Ends {
                 return Some(found);
             }
             if self.back.rest != 0 {
+                if self.back.rest >> self.back.last & 1 != 0 {
+                    // The last slot, first to go in a leaf just entered (its
+                    // range ends at the leaf's bound, so it is not listed).
+                    self.back.rest ^= 1 << self.back.last;
+                    self.back.split_back(self.back.rest);
+                    return Some(self.back.last_slot());
+                }
                 let found = self.back.take_highest();
                 self.back.split_back(self.back.rest);
                 return found;
