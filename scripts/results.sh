@@ -21,8 +21,8 @@
 # Each table sits between `<!-- results:NAME -->` and `<!-- /results:NAME -->`
 # in README.md; nothing else is touched.
 #
-# The time table takes 35 to 70 minutes on 2 cores, depending on the
-# machine's neighbours; run it on a quiet machine, pinned to CPU 1. The
+# The time table takes 20 to 70 minutes on 2 cores, depending on the
+# machine and its neighbours; run it on a quiet machine, pinned to CPU 1. The
 # instruction table is exact anywhere (RESULTS_CPU=0 runs it on CPU 0,
 # beside a time table on CPU 1).
 #
