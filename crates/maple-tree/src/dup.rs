@@ -13,7 +13,7 @@
 
 use crate::error::{AllocError, DupError};
 use crate::node::{value_word, Kind, NodePtr};
-use crate::pool::NodePool;
+use crate::pool::{CopyStream, NodePool};
 use crate::tree::MapleTree;
 use core::convert::Infallible;
 
@@ -82,8 +82,9 @@ impl<V> MapleTree<V> {
         let Some(root) = self.root() else {
             return Ok(());
         };
-        copy.pool_mut()
-            .reserve(self.pool().live())
+        let stream = copy
+            .pool_mut()
+            .reserve_copy(self.pool().live(), COPY_PREFETCH_AHEAD)
             .map_err(DupError::Alloc)?;
         let raw = copy.pool_mut().alloc_raw().map_err(DupError::Alloc)?;
         // SAFETY: fresh memory of `copy`'s pool, whose header `dup_node`
@@ -96,7 +97,7 @@ impl<V> MapleTree<V> {
         // SAFETY: `root` is this tree's root, `self.height()` levels above
         // the leaves, its values are `V`s, and `new_root` is fresh memory of
         // `copy`'s pool.
-        unsafe { dup_node::<V, W, E>(pool, len, new_root, root, self.height(), &mut f) }
+        unsafe { dup_node::<V, W, E>(pool, &stream, len, new_root, root, self.height(), &mut f) }
     }
 
     /// Clones the tree by duplication, reporting node allocation failure
@@ -131,9 +132,11 @@ impl<V> MapleTree<V> {
 /// copy's memory (4 KiB ahead). The copy is written in allocation order into
 /// memory that is usually cold (a new chunk, or one a dropped tree left long
 /// ago); loading it ahead overlaps those misses with the copying instead of
-/// stalling each store. In `maple bench --workload dup` (medians of five runs
-/// each, alternated): 8 to 32 nodes ahead all cut the time per copy by a
-/// quarter to a third at N = 821 and 12821 against no prefetch.
+/// stalling each store. In `maple bench --workload dup` (medians of five
+/// runs each, alternated): 8 to 32 nodes ahead all cut the time per copy by
+/// a quarter to a third at N = 821 and 12821 against no prefetch. Near its
+/// end a copy loads the start of the chunk the next copy will take (see
+/// `NodePool::reserve_copy`).
 const COPY_PREFETCH_AHEAD: usize = 16;
 
 /// Publishes a copied leaf's header, with the value bits of the values mapped
@@ -191,6 +194,7 @@ impl Drop for Linked {
 /// `MapleTree<W>` whose values the written ones become.
 unsafe fn dup_node<V, W, E>(
     pool: &mut NodePool,
+    stream: &CopyStream,
     len: &mut usize,
     dst: NodePtr,
     src: NodePtr,
@@ -223,7 +227,7 @@ unsafe fn dup_node<V, W, E>(
         // SAFETY: fresh memory of `pool`; `dup_leaf` or the recursive call
         // writes its header before anything reads it.
         let copy = unsafe { NodePtr::from_raw(raw) };
-        pool.prefetch_ahead(COPY_PREFETCH_AHEAD);
+        pool.prefetch_copy(COPY_PREFETCH_AHEAD, stream);
         dst.set_child_of(kind, i, copy);
         linked.count = i + 1;
         if level == 2 {
@@ -232,7 +236,7 @@ unsafe fn dup_node<V, W, E>(
         } else {
             // SAFETY: `child` is a node of the same source tree, one level
             // down; `copy` is fresh.
-            unsafe { dup_node(pool, len, copy, child, level - 1, f)? };
+            unsafe { dup_node(pool, stream, len, copy, child, level - 1, f)? };
         }
     }
     Ok(())

@@ -49,6 +49,16 @@ impl Cache {
         Some(start)
     }
 
+    /// The chunk [`pop`](Self::pop) returns next, unless chunks were put
+    /// since the last pop (they may yet be reordered): then none.
+    fn peek(&self, class: usize) -> Option<Chunk> {
+        let list = &self.free[class];
+        if self.run_from[class] < list.len() {
+            return None;
+        }
+        list.last().copied()
+    }
+
     /// Forgets the run of a class whose list was shortened from the end.
     fn clamp_run(&mut self, class: usize) {
         self.run_from[class] = self.run_from[class].min(self.free[class].len());
@@ -70,6 +80,12 @@ std::thread_local! {
     static CACHE: RefCell<Cache> = const {
         RefCell::new(Cache::new())
     };
+}
+
+/// The chunk of `class` that [`take`] would hand out next, if that is
+/// known without reordering: right after a take, the one on top.
+pub(super) fn peek(class: usize) -> Option<Chunk> {
+    CACHE.try_with(|c| c.borrow().peek(class)).ok().flatten()
 }
 
 pub(super) fn take(class: usize) -> Option<Chunk> {

@@ -17,8 +17,8 @@
 //! at most [`CACHE_LIMIT`] bytes per thread; [`release_cached_chunks`] gives
 //! it back at once. Without the `std` feature there is no cache.
 //!
-//! [`NodePool::reserve`] makes room for `n` nodes in one chunk, so that a
-//! duplication lays the copy out contiguously in DFS order.
+//! [`NodePool::reserve_copy`] makes room for `n` nodes in one chunk, so that
+//! a duplication lays the copy out contiguously in DFS order.
 
 mod chunks;
 
@@ -59,6 +59,19 @@ fn class_for(n: usize) -> usize {
 /// 32-bit to keep the tree struct small. That is 1 TiB of nodes; past it,
 /// allocation fails as if memory had run out.
 const MAX_NODES: usize = u32::MAX as usize;
+
+/// Where a copy's prefetch reads ([`NodePool::reserve_copy`]). Only ever
+/// prefetched, never dereferenced: the next chunk belongs to the thread's
+/// cache, and may go to another tree or back to the system.
+pub(crate) struct CopyStream {
+    /// The address one past the copy's last node in its chunk.
+    end: usize,
+    /// Past `end`, up to this address the prefetch goes to the next chunk
+    /// (`limit == end` when there is none)...
+    limit: usize,
+    /// ...at this distance (wrapping) from where it would go in this one.
+    shift: usize,
+}
 
 /// A per-tree node allocator.
 ///
@@ -150,25 +163,88 @@ impl NodePool {
         Ok(raw)
     }
 
-    /// Starts loading the memory of the node `ahead` allocations past the
-    /// next one from the current chunk (nothing if the chunk ends before).
-    #[inline(always)]
-    pub(crate) fn prefetch_ahead(&self, ahead: usize) {
-        let at = self.bump.wrapping_add(ahead);
-        if at < self.bump_end {
-            #[cfg(target_arch = "x86_64")]
-            {
-                use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                let p = at.cast::<i8>().cast_const();
-                // SAFETY: prefetching never faults.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(p);
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(192));
-                }
+    /// Makes sure the next `n` allocations that miss the free list come from
+    /// contiguous memory: one chunk, or for more than 8192 nodes a 2 MiB chunk
+    /// followed by more of the same size. Returns the stream a copy of `n`
+    /// nodes then writes, for [`prefetch_copy`](Self::prefetch_copy)
+    /// `ahead` nodes ahead.
+    ///
+    /// Copies made one after another (a process forking many children, a
+    /// program duplicating many small trees) each take the next chunk of the
+    /// thread's cache, and those come in ascending address order. A copy that
+    /// fills its chunk is written as one stream with the next copy, which the
+    /// hardware's prefetcher follows; one that leaves part of its chunk
+    /// unused breaks that stream at every copy, and the next copy's first
+    /// nodes then miss. So a copy's prefetch goes on past its own last node
+    /// into the chunk the cache hands out next.
+    #[inline]
+    pub(crate) fn reserve_copy(
+        &mut self,
+        n: usize,
+        ahead: usize,
+    ) -> Result<CopyStream, AllocError> {
+        let mut next = None;
+        if self.bump_room() < n {
+            let class = class_for(n);
+            self.add_chunk(class)?;
+            if n > class_nodes(class) {
+                // The copy spans chunks: prefetch ahead regardless of chunk
+                // ends. A prefetch never faults; past the end of a 2 MiB
+                // chunk a few lines are read for nothing.
+                return Ok(CopyStream {
+                    end: usize::MAX,
+                    limit: usize::MAX,
+                    shift: 0,
+                });
+            }
+            // The next chunk is of the same class; a copy so small that the
+            // prefetch passes that chunk too before the copy starts never
+            // reads it.
+            if n + class_nodes(class) > ahead {
+                next = chunk_cache::peek(class).map(|c| (c, class_nodes(class)));
             }
         }
+        let end = self.bump.wrapping_add(n).addr();
+        Ok(match next {
+            Some((chunk, nodes)) => CopyStream {
+                end,
+                limit: end + nodes * NODE_SIZE,
+                shift: chunk.start().as_ptr().addr().wrapping_sub(end),
+            },
+            None => CopyStream {
+                end,
+                limit: end,
+                shift: 0,
+            },
+        })
+    }
+
+    /// Starts loading the memory of the node `ahead` allocations past the
+    /// next one of the copy writing `stream`: in its own chunk, or past its
+    /// last node, in the chunk that comes next (nothing beyond either).
+    #[inline(always)]
+    pub(crate) fn prefetch_copy(&self, ahead: usize, stream: &CopyStream) {
+        let mut at = self.bump.wrapping_add(ahead);
+        if at.addr() >= stream.end {
+            if at.addr() >= stream.limit {
+                return;
+            }
+            at = at.wrapping_byte_add(stream.shift);
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = at.cast::<i8>().cast_const();
+            // SAFETY: prefetching never faults, whatever the address.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(p);
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(128));
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(192));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = at;
     }
 
     /// The infallible form: aborts through `handle_alloc_error` when memory runs out,
@@ -223,16 +299,6 @@ impl NodePool {
         // Fewer than `live` nodes, so both stay within 32 bits.
         self.free_len += nodes.len() as u32;
         self.live -= nodes.len() as u32;
-    }
-
-    /// Makes sure the next `n` allocations that miss the free list come from
-    /// contiguous memory: one chunk, or for more than 8192 nodes a 2 MiB chunk
-    /// followed by more of the same size.
-    pub(crate) fn reserve(&mut self, n: usize) -> Result<(), AllocError> {
-        if self.bump_room() < n {
-            self.add_chunk(class_for(n))?;
-        }
-        Ok(())
     }
 
     /// Makes sure `n` allocations can be served without asking the system.
@@ -320,6 +386,10 @@ mod chunk_cache {
         None
     }
 
+    pub(super) fn peek(_class: usize) -> Option<Chunk> {
+        None
+    }
+
     pub(super) fn put(chunk: Chunk) {
         // SAFETY: a pool's chunk, given up by it and no longer used.
         unsafe { chunk.free() };
@@ -330,7 +400,8 @@ mod chunk_cache {
 
 #[cfg(test)]
 mod tests {
-    use super::{AllocError, NodePool, MAX_NODES};
+    use super::{class_nodes, AllocError, NodePool, MAX_NODES, NODE_SIZE};
+    use alloc::vec::Vec;
 
     #[test]
     fn a_pool_refuses_a_chunk_that_could_take_its_counts_past_32_bits() {
@@ -343,5 +414,57 @@ mod tests {
         assert_eq!(pool.add_chunk(0), Err(AllocError), "5 more would not");
         // Nothing was really handed out; drop gives the chunk back.
         pool.live = 0;
+    }
+
+    // Each test runs on a thread of its own, with an empty chunk cache.
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn a_copy_prefetches_into_the_chunk_the_next_copy_takes() {
+        // Three 32-node chunks in the cache, as dropped trees leave them.
+        let pools: Vec<NodePool> = (0..3)
+            .map(|_| {
+                let mut p = NodePool::new();
+                p.reserve_copy(20, 16).unwrap();
+                p
+            })
+            .collect();
+        drop(pools);
+        let mut first = NodePool::new();
+        let stream = first.reserve_copy(20, 16).unwrap();
+        assert_eq!(stream.end, first.bump.wrapping_add(20).addr());
+        assert_eq!(stream.limit - stream.end, class_nodes(3) * NODE_SIZE);
+        let mut second = NodePool::new();
+        second.reserve_copy(20, 16).unwrap();
+        assert_eq!(
+            stream.end.wrapping_add(stream.shift),
+            second.bump.addr(),
+            "past its end, the first copy prefetches the second's first nodes"
+        );
+    }
+
+    #[test]
+    fn a_copy_prefetches_nothing_it_cannot_reach_or_does_not_know() {
+        // No chunk cached: nothing past the copy's end.
+        let mut alone = NodePool::new();
+        let stream = alone.reserve_copy(20, 16).unwrap();
+        assert_eq!(stream.limit, stream.end);
+        // Three nodes in a 4-node chunk, prefetching 16 ahead: the next
+        // 4-node chunk lies wholly behind the prefetch when the copy starts.
+        let small = (0..2)
+            .map(|_| {
+                let mut p = NodePool::new();
+                p.reserve_copy(3, 16).unwrap();
+                p
+            })
+            .collect::<Vec<_>>();
+        drop(small);
+        let mut tiny = NodePool::new();
+        let stream = tiny.reserve_copy(3, 16).unwrap();
+        assert_eq!(stream.limit, stream.end);
+        // A copy over several chunks prefetches within them only.
+        let mut big = NodePool::new();
+        let stream = big.reserve_copy(class_nodes(11) + 1, 16).unwrap();
+        assert_eq!((stream.end, stream.limit), (usize::MAX, usize::MAX));
     }
 }
