@@ -201,14 +201,14 @@ impl NodePool {
             // prefetch passes that chunk too before the copy starts never
             // reads it.
             if n + class_nodes(class) > ahead {
-                next = chunk_cache::peek(class).map(|c| (c, class_nodes(class)));
+                next = chunk_cache::peek(class);
             }
         }
         let end = self.bump.wrapping_add(n).addr();
         Ok(match next {
-            Some((chunk, nodes)) => CopyStream {
+            Some(chunk) => CopyStream {
                 end,
-                limit: end + nodes * NODE_SIZE,
+                limit: end + class_nodes(chunk.class()) * NODE_SIZE,
                 shift: chunk.start().as_ptr().addr().wrapping_sub(end),
             },
             None => CopyStream {
