@@ -153,6 +153,12 @@ flag_type! {
         PRIVATE = 0x02;
         /// `MAP_SHARED_VALIDATE` (= SHARED | PRIVATE): shared, unknown flags rejected.
         SHARED_VALIDATE = 0x03;
+        /// `MAP_DROPPABLE` (Linux 6.11; a sharing type, like `MAP_PRIVATE`):
+        /// private anonymous memory whose pages the kernel may drop (to
+        /// zeros) under memory pressure: `VM_DROPPABLE | VM_NORESERVE |
+        /// VM_WIPEONFORK | VM_DONTDUMP`. glibc's and Go's `getrandom` vDSO
+        /// state lives in such mappings.
+        DROPPABLE = 0x08;
         /// `MAP_FIXED`: exactly at the address, replacing what is there.
         FIXED = 0x10;
         /// `MAP_ANONYMOUS`: not backed by a file (the file argument is ignored).
@@ -274,6 +280,11 @@ flag_type! {
         PKEY_BIT2 = 1 << 34;
         /// `VM_PKEY_BIT3`.
         PKEY_BIT3 = 1 << 35;
+        /// `VM_DROPPABLE` (`MAP_DROPPABLE`, smaps `dp`): the pages may be
+        /// dropped instead of swapped; never locked by `mlock`, and
+        /// `MADV_KEEPONFORK`, `MADV_DODUMP` and `MADV_MERGEABLE` do not
+        /// apply.
+        DROPPABLE = 1 << 40;
         /// `VM_SEALED` (`mseal`, smaps `sl`): the VMA may not be unmapped,
         /// replaced, moved, resized or reprotected, nor its anonymous
         /// read-only memory discarded (see
@@ -286,7 +297,7 @@ flag_type! {
 /// (`show_smap_vma_flags`) and their `VM_*` bits, in the kernel's order:
 /// every word the kernel prints on x86-64, also for flags the model never
 /// sets (`um`, `sd`, `ss`, ...), so that captured kernel text parses.
-const SMAPS_WORDS: [(&str, u64); 35] = [
+const SMAPS_WORDS: [(&str, u64); 36] = [
     ("rd", 0x1),
     ("wr", 0x2),
     ("ex", 0x4),
@@ -321,6 +332,7 @@ const SMAPS_WORDS: [(&str, u64); 35] = [
     ("mg", 0x8000_0000),
     ("ss", 1 << 37),
     ("ui", 1 << 38),
+    ("dp", 1 << 40),
     ("sl", 1 << 42),
 ];
 
@@ -456,7 +468,8 @@ pub enum Advice {
     /// `MADV_DOFORK` (11): clears `VM_DONTCOPY` (`EINVAL` on `VM_IO`).
     DoFork,
     /// `MADV_MERGEABLE` (12): sets `VM_MERGEABLE` (`ksm_madvise`), except on
-    /// VMAs KSM cannot handle (shared, `VM_SPECIAL`), which it silently skips.
+    /// VMAs KSM cannot handle (shared, `VM_SPECIAL`, `VM_DROPPABLE`), which
+    /// it silently skips.
     Mergeable,
     /// `MADV_UNMERGEABLE` (13): clears `VM_MERGEABLE`.
     Unmergeable,
@@ -467,11 +480,13 @@ pub enum Advice {
     NoHugePage,
     /// `MADV_DONTDUMP` (16): sets `VM_DONTDUMP`.
     DontDump,
-    /// `MADV_DODUMP` (17): clears `VM_DONTDUMP`; `EINVAL` on `VM_SPECIAL` VMAs.
+    /// `MADV_DODUMP` (17): clears `VM_DONTDUMP`; `EINVAL` on `VM_SPECIAL`
+    /// and `VM_DROPPABLE` VMAs.
     DoDump,
     /// `MADV_WIPEONFORK` (18): sets `VM_WIPEONFORK` (private anonymous only).
     WipeOnFork,
-    /// `MADV_KEEPONFORK` (19): clears `VM_WIPEONFORK`.
+    /// `MADV_KEEPONFORK` (19): clears `VM_WIPEONFORK`; `EINVAL` on
+    /// `VM_DROPPABLE` VMAs.
     KeepOnFork,
     /// `MADV_COLD` (20): deactivates the pages (LRU only: no visible effect);
     /// `EINVAL` on `VM_LOCKED` or `VM_PFNMAP` VMAs (`can_madv_lru_vma`).

@@ -52,7 +52,10 @@
 //!   `mprotect` first makes a private mapping writable, and dropped when it
 //!   makes an anonymous VMA that never had a page non-writable (6.7+); a
 //!   shared mapping of a file open read-only ([`OpenMode`]) has neither
-//!   `VM_SHARED` nor `VM_MAYWRITE`.
+//!   `VM_SHARED` nor `VM_MAYWRITE`; `MAP_DROPPABLE` (6.11+: private
+//!   anonymous memory with `VM_DROPPABLE | VM_NORESERVE | VM_WIPEONFORK |
+//!   VM_DONTDUMP`, which `mlock` skips and `MADV_KEEPONFORK`/`MADV_DODUMP`
+//!   refuse; tests in `tests/droppable.rs`).
 //! - **`madvise`**: flag advice (fork, dump, huge page, read-ahead), page
 //!   advice (`DONTNEED`, `REMOVE`, `POPULATE_*`) and hints (`WILLNEED`,
 //!   `FREE`, `COLD`, `PAGEOUT`), each with the kernel's per-VMA errors

@@ -101,17 +101,23 @@ fn advised_flags(v: &Vma, advice: Advice) -> Result<VmFlags, Errno> {
             }
             f | VmFlags::WIPEONFORK
         }
-        Advice::KeepOnFork => f.without(VmFlags::WIPEONFORK),
+        Advice::KeepOnFork => {
+            if f.contains(VmFlags::DROPPABLE) {
+                return Err(Errno::EINVAL);
+            }
+            f.without(VmFlags::WIPEONFORK)
+        }
         Advice::DontDump => f | VmFlags::DONTDUMP,
         Advice::DoDump => {
-            if f.intersects(VmFlags::SPECIAL) {
+            if f.intersects(VmFlags::SPECIAL | VmFlags::DROPPABLE) {
                 return Err(Errno::EINVAL);
             }
             f.without(VmFlags::DONTDUMP)
         }
         Advice::Mergeable => {
             // vma_ksm_compatible
-            let incompatible = VmFlags::SHARED | VmFlags::MAYSHARE | VmFlags::SPECIAL;
+            let incompatible =
+                VmFlags::SHARED | VmFlags::MAYSHARE | VmFlags::SPECIAL | VmFlags::DROPPABLE;
             if f.intersects(incompatible) {
                 f
             } else {

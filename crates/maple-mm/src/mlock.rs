@@ -44,8 +44,8 @@ impl AddressSpace {
     ///   the new flags, split and merged like `mprotect` (a split at
     ///   `max_map_count` → `ENOMEM`); a hole → `ENOMEM`, the VMAs before it
     ///   keep the change;
-    /// - `VM_SPECIAL` VMAs (`[vvar]`, `[vdso]`, ...) are left as they are,
-    ///   without an error;
+    /// - `VM_SPECIAL` VMAs (`[vvar]`, `[vdso]`, ...) and `VM_DROPPABLE` ones
+    ///   are left as they are, without an error;
     /// - after success the range is populated (`__mm_populate`): every page
     ///   of an accessible VMA that is locked without `VM_LOCKONFAULT` is
     ///   faulted in, with write faults for private writable memory.
@@ -109,7 +109,7 @@ impl AddressSpace {
     ///   fault; a `mlockall` without `MCL_FUTURE` ends that (see
     ///   [`def_flags`](Self::def_flags)); a child of `fork` does not inherit it;
     /// - [`MCL_CURRENT`] locks every VMA now (each whole, so each may merge
-    ///   with its neighbours; `VM_SPECIAL` VMAs are left alone; a failing
+    ///   with its neighbours; `VM_SPECIAL` and `VM_DROPPABLE` VMAs are left alone; a failing
     ///   VMA is skipped), then populates the space like
     ///   [`mlock2`](Self::mlock2).
     ///
@@ -182,9 +182,9 @@ fn lock_end(start: u64, len: u64) -> Result<Option<u64>, Errno> {
 }
 
 /// The flags `mlock_fixup` gives a VMA: its lock flags replaced by `lock`;
-/// `None` when the VMA is left as it is (`VM_SPECIAL`).
+/// `None` when the VMA is left as it is (`VM_SPECIAL`, `VM_DROPPABLE`).
 fn locked_flags(vma: &Vma, lock: VmFlags) -> Option<VmFlags> {
-    if vma.flags.intersects(VmFlags::SPECIAL) {
+    if vma.flags.intersects(VmFlags::SPECIAL | VmFlags::DROPPABLE) {
         return None;
     }
     Some(vma.flags.without(VmFlags::LOCKED_MASK) | lock)

@@ -39,7 +39,8 @@ impl AddressSpace {
     ///   limit → `ENOMEM` (see [`Config::commit_limit`](crate::Config::commit_limit));
     /// - a file mapping past `MAX_LFS_FILESIZE` → `EOVERFLOW` (`file_mmap_ok`);
     /// - the sharing type must be `MAP_SHARED`, `MAP_SHARED_VALIDATE` (files
-    ///   only) or `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
+    ///   only), `MAP_DROPPABLE` (anonymous only; not with `MAP_LOCKED` or
+    ///   `MAP_GROWSDOWN`) or `MAP_PRIVATE` (`EINVAL`); `MAP_SHARED_VALIDATE` of a file refuses
     ///   `MAP_SYNC` and `MAP_FIXED_NOREPLACE` (`EOPNOTSUPP`); the file must be open for reading
     ///   (`EACCES`); `MAP_SHARED` with `PROT_WRITE` needs it open for
     ///   writing (`EACCES`), and a shared mapping of a file open read-only
@@ -50,7 +51,9 @@ impl AddressSpace {
     /// - flags: `VM_MAY{READ,WRITE,EXEC}`, `VM_SHARED | VM_MAYSHARE` for
     ///   shared, `VM_GROWSDOWN`, `VM_LOCKED` (`MAP_LOCKED`, or
     ///   `mm->def_flags` after `mlockall(MCL_FUTURE)`), `VM_NOHUGEPAGE` for
-    ///   `MAP_STACK` (Linux 6.8+), `VM_NORESERVE`, and `VM_ACCOUNT` for
+    ///   `MAP_STACK` (Linux 6.8+), `VM_NORESERVE`, `VM_DROPPABLE |
+    ///   VM_NORESERVE | VM_WIPEONFORK | VM_DONTDUMP` for `MAP_DROPPABLE`,
+    ///   and `VM_ACCOUNT` for
     ///   private writable mappings without `MAP_NORESERVE`
     ///   (`accountable_mapping`);
     /// - `mmap_region`: what the new range covers is unmapped first (the
@@ -225,7 +228,8 @@ impl Inner {
         }
         // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks.
         vmf.set(VmFlags::NOHUGEPAGE, flags.contains(MapFlags::STACK));
-        if !shared && sharing != MapFlags::PRIVATE {
+        let droppable = sharing == MapFlags::DROPPABLE;
+        if !shared && sharing != MapFlags::PRIVATE && !(droppable && file.is_none()) {
             return Err(Errno::EINVAL);
         }
         let (backing, pgoff) = match file {
@@ -272,9 +276,25 @@ impl Inner {
                 vmf |= VmFlags::SHARED | VmFlags::MAYSHARE;
                 (Backing::Shm(phys.cache.new_shm()), 0)
             }
-            None => (Backing::Anon, addr >> PAGE_SHIFT),
+            None => {
+                if droppable {
+                    // do_mmap: droppable memory is never locked nor a stack;
+                    // it reserves nothing, and a child or a core dump gets
+                    // none of it.
+                    if flags.contains(MapFlags::LOCKED) || vmf.contains(VmFlags::GROWSDOWN) {
+                        return Err(Errno::EINVAL);
+                    }
+                    vmf |= VmFlags::DROPPABLE
+                        | VmFlags::NORESERVE
+                        | VmFlags::WIPEONFORK
+                        | VmFlags::DONTDUMP;
+                }
+                (Backing::Anon, addr >> PAGE_SHIFT)
+            }
         };
-        vmf.set(VmFlags::NORESERVE, flags.contains(MapFlags::NORESERVE));
+        if flags.contains(MapFlags::NORESERVE) {
+            vmf |= VmFlags::NORESERVE;
+        }
         if vmf & (VmFlags::NORESERVE | VmFlags::SHARED | VmFlags::WRITE) == VmFlags::WRITE {
             // mmap_region: charged, less what the VMAs it replaces were.
             self.vm_enough_memory_replacing(addr, end)?;

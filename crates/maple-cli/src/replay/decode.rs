@@ -154,10 +154,14 @@ fn name_arg(s: &str) -> NameArg {
     }
 }
 
+/// A flag argument: names joined by `|`, and numbers.
 fn bits(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
     let mut v = 0u64;
     for w in s.split('|') {
-        let w = w.trim();
+        // strace names the bits it knows and prints the others as a number
+        // followed by a comment, `0x8 /* MAP_??? */|MAP_ANONYMOUS`: the
+        // number is what counts.
+        let w = w.split("/*").next().unwrap_or(w).trim();
         if let Some(n) = parse_num(w) {
             v |= n;
             continue;
@@ -255,13 +259,6 @@ const MCLS: [(&str, u64); 3] = [
     ("MCL_FUTURE", maple_mm::MCL_FUTURE as u64),
     ("MCL_ONFAULT", maple_mm::MCL_ONFAULT as u64),
 ];
-
-/// A flag argument: names joined by `|`, numbers, and strace's
-/// `0x2 /* MLOCK_??? */` for bits it has no name for.
-fn flag_arg(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
-    let s = s.split("/*").next().unwrap_or(s).trim();
-    bits(s, table, what)
-}
 
 /// `MADV_*` names and values (x86-64).
 pub const MADVS: [(&str, u64); 27] = [
@@ -419,7 +416,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
         "shmat" => Op::Shmat {
             shmid: num(arg(c, 0)?, "shmid")? as i64,
             addr: num(arg(c, 1)?, "address")?,
-            flags: flag_arg(arg(c, 2)?, &SHMATS, "shmat flag")? as u32,
+            flags: bits(arg(c, 2)?, &SHMATS, "shmat flag")? as u32,
         },
         "shmdt" => Op::Shmdt {
             addr: num(arg(c, 0)?, "address")?,
@@ -428,7 +425,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             addr: num(arg(c, 0)?, "address")?,
             len: num(arg(c, 1)?, "length")?,
             flags: if c.name == "mlock2" {
-                flag_arg(arg(c, 2)?, &MLOCKS, "mlock2 flag")? as u32
+                bits(arg(c, 2)?, &MLOCKS, "mlock2 flag")? as u32
             } else {
                 0
             },
@@ -438,7 +435,7 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             len: num(arg(c, 1)?, "length")?,
         },
         "mlockall" => Op::Mlockall {
-            flags: flag_arg(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
+            flags: bits(arg(c, 0)?, &MCLS, "mlockall flag")? as u32,
         },
         "munlockall" => Op::Munlockall,
         "remap_file_pages" => Op::RemapFilePages {
@@ -555,6 +552,20 @@ mod tests {
                 file: Some("/usr/lib/libgcc_s.so.1".into()),
                 fd: Some(3),
                 off: 0x3000
+            }
+        );
+        // strace 6.1 has no name for MAP_DROPPABLE (Go 1.24's getrandom
+        // state): a number and a comment, then the named bits.
+        assert_eq!(
+            one("mmap(NULL, 4096, PROT_READ|PROT_WRITE, 0x8 /* MAP_??? */|MAP_ANONYMOUS, -1, 0) = 0x7ffff7e65000"),
+            Op::Mmap {
+                addr: 0,
+                len: 4096,
+                prot: Prot::RW,
+                flags: MapFlags::DROPPABLE | MapFlags::ANONYMOUS,
+                file: None,
+                fd: None,
+                off: 0
             }
         );
         assert_eq!(
