@@ -65,7 +65,8 @@
 //!   split, `VM_MAYBE_GUARD`; kept by `DONTNEED`, moved by `mremap`, copied
 //!   at fork, removed by unmapping) (tests in `tests/collapse_guard.rs`).
 //! - **Protection keys**: `pkey_alloc` (lowest free key, `ENOSPC` when the
-//!   16 are taken or the machine has none: [`Config::pkeys`]), `pkey_free`,
+//!   16 are taken; on a machine without them, [`Config::pkeys`], `EINVAL`
+//!   once and `ENOSPC` after), `pkey_free`,
 //!   [`pkey_mprotect`](AddressSpace::pkey_mprotect) (`EINVAL` for a key not
 //!   allocated); the key is part of a VMA's flags, so VMAs with different
 //!   keys do not merge; `PROT_EXEC`-only memory gets the execute-only key;

@@ -26,7 +26,7 @@ pub(crate) const INIT_PKRU: u32 = 0x5555_5554;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Pkeys {
     /// `pkey_allocation_map`: bit k set when key k is allocated (key 0 from
-    /// the start).
+    /// the start, with protection keys).
     pub(crate) allocated: u16,
     /// `execute_only_pkey`, once one was needed.
     pub(crate) exec_only: Option<u32>,
@@ -36,9 +36,11 @@ pub(crate) struct Pkeys {
 }
 
 impl Pkeys {
-    pub(crate) fn new() -> Pkeys {
+    /// The state of a new space (x86 `init_new_context`): without
+    /// protection keys (`enabled` false) the allocation map is left empty.
+    pub(crate) fn new(enabled: bool) -> Pkeys {
         Pkeys {
-            allocated: 1,
+            allocated: u16::from(enabled),
             exec_only: None,
             pkru: INIT_PKRU,
         }
@@ -55,9 +57,12 @@ impl Inner {
         }
     }
 
-    /// `mm_pkey_is_allocated`.
+    /// `mm_pkey_is_allocated`. Without protection keys no key is: key 0,
+    /// the only one below `arch_max_pkey`, is then also the execute-only
+    /// key (`mm->context.execute_only_pkey` is left 0, not set to -1), which
+    /// no call may name.
     pub(crate) fn pkey_is_allocated(&self, key: i32) -> bool {
-        if key < 0 || key as u32 >= self.max_pkey() {
+        if !self.cfg.pkeys || key < 0 || key as u32 >= self.max_pkey() {
             return false;
         }
         let key = key as u32;
@@ -141,9 +146,10 @@ impl AddressSpace {
     /// [`PKEY_DISABLE_WRITE`] → `EINVAL`; every key taken (16 with
     /// protection keys, counting key 0 and the execute-only key) → `ENOSPC`.
     /// Without protection keys ([`Config::pkeys`](crate::Config::pkeys))
-    /// only key 0 exists: `ENOSPC` while it is allocated, and `EINVAL` once
-    /// it was freed (the kernel allocates it, fails to set `PKRU`, and
-    /// frees it again).
+    /// only key 0 exists, not allocated: the first call takes it, fails to
+    /// set `PKRU` (`EINVAL`) and cannot give it back (`mm_pkey_free` finds
+    /// it not allocated), so every later call finds it taken (`ENOSPC`), in
+    /// a child of `fork` too (the map is copied with the `mm`).
     ///
     /// ```
     /// use maple_mm::{AddressSpace, Errno};
@@ -162,7 +168,7 @@ impl AddressSpace {
         }
         let key = inner.pkey_alloc_slot().ok_or(Errno::ENOSPC)?;
         if !inner.cfg.pkeys {
-            inner.pkeys.allocated &= !(1 << key);
+            // arch_set_user_pkey_access fails; the key stays in the map.
             return Err(Errno::EINVAL);
         }
         inner.set_pkey_access(key, access_rights);
@@ -170,7 +176,8 @@ impl AddressSpace {
     }
 
     /// `pkey_free(pkey)`: `EINVAL` unless the key is allocated (key 0 is,
-    /// from the start, and may be freed). VMAs keep the key they have.
+    /// from the start with protection keys, and may be freed). VMAs keep the
+    /// key they have.
     ///
     /// ```
     /// use maple_mm::{AddressSpace, Errno};

@@ -86,6 +86,7 @@ impl Inner {
     /// An empty space.
     pub(crate) fn new(phys: &mut Phys, cfg: Config) -> Inner {
         let brk = cfg.start_brk;
+        let pkeys = crate::pkeys::Pkeys::new(cfg.pkeys);
         Inner {
             vmas: MapleTree::new_alloc(),
             pt: PageTables::new(phys),
@@ -94,7 +95,7 @@ impl Inner {
             start_brk: brk,
             brk,
             vsyscall: false,
-            pkeys: crate::pkeys::Pkeys::new(),
+            pkeys,
             guards: Default::default(),
             def_flags: VmFlags::EMPTY,
         }

@@ -476,6 +476,7 @@ impl<'a> Replayer<'a> {
                 brk,
                 config: Config {
                     anon_vma_name: self.cap.anon_vma_names,
+                    pkeys: self.cap.pkeys,
                     commit_limit: self.commit_limit,
                     ..exec_config(&lines)
                 },

@@ -5,9 +5,10 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::decode::is_set_anon_name;
+use super::decode::{decode, is_set_anon_name, Op};
 use super::strace::{parse_time, parse_trace, Call, Micros, Ret};
 use maple_mm::procmaps::{parse_maps, parse_vmflags, MapsLine, VmFlagsLine};
+use maple_mm::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
 
 /// The phase of a snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,6 +86,12 @@ pub struct Capture {
     /// succeeded, or a snapshot shows an `[anon:…]` / `[anon_shmem:…]`
     /// line. Otherwise (say the trace shows only `EINVAL`s) it does not.
     pub anon_vma_names: bool,
+    /// Whether the traced machine has memory protection keys (x86 `pku`,
+    /// enabled by the kernel: `ospke`): not when a `pkey_alloc` whose
+    /// arguments are valid (no flags, rights within `PKEY_DISABLE_ACCESS |
+    /// PKEY_DISABLE_WRITE`) failed with `EINVAL`, as `sys_pkey_alloc` does
+    /// on a CPU without them; otherwise it has (the model's default).
+    pub pkeys: bool,
 }
 
 /// The text of `p`, or of `p.gz` (gzip) when only that exists.
@@ -172,8 +179,10 @@ impl Capture {
             command,
             traces_pkey_alloc,
             anon_vma_names: false,
+            pkeys: true,
         };
         cap.anon_vma_names = cap.shows_anon_vma_names()?;
+        cap.pkeys = !cap.shows_no_pkeys();
         Ok(cap)
     }
 
@@ -202,6 +211,15 @@ impl Capture {
             }
         }
         Ok(false)
+    }
+
+    /// See [`Capture::pkeys`].
+    fn shows_no_pkeys(&self) -> bool {
+        self.calls.iter().any(|c| {
+            c.name == "pkey_alloc"
+                && c.ret == Ret::Err("EINVAL".into())
+                && matches!(decode(c), Ok(Some(Op::PkeyAlloc { flags: 0, rights })) if rights & !(PKEY_DISABLE_ACCESS | PKEY_DISABLE_WRITE) == 0)
+        })
     }
 
     /// The maps and vmflags of a snapshot (vmflags optional: absent file → None).
