@@ -98,6 +98,11 @@ struct Image {
     img: ProcImage,
     /// Ranges the program is assumed to write soon.
     pending_writes: PendingWrites,
+    /// The data segment of the ELF interpreter, when the exec'ing thread's
+    /// trace shows it made part of it read-only (its RELRO): the loader's
+    /// last step before the program's code runs ([`When::AfterRelocation`]);
+    /// `None` again once that `mprotect` came.
+    loader_relro: Option<(u64, u64)>,
 }
 
 impl Image {
@@ -105,6 +110,7 @@ impl Image {
         Image {
             img,
             pending_writes: PendingWrites::default(),
+            loader_relro: None,
         }
     }
 
@@ -428,6 +434,43 @@ impl<'a> Replayer<'a> {
         heap_start_from_layout(lines).map(|e| (e, e))
     }
 
+    /// The ELF interpreter's data segment in a new image (its private
+    /// writable file mappings, `lines` being the `execexit` layout of the
+    /// program `exe`), if the exec'ing thread's trace after call `i` shows
+    /// an `mprotect(PROT_READ)` in it before another `execve`: glibc's
+    /// loader protects its own RELRO after relocating every object and
+    /// setting up TLS, right before the program's code runs (musl's never
+    /// does, and a static program has no interpreter: `None`).
+    fn loader_relro(
+        &self,
+        i: usize,
+        tid: u32,
+        lines: &[MapsLine],
+        exe: &str,
+    ) -> Option<(u64, u64)> {
+        let data = lines
+            .iter()
+            .filter(|l| l.name.starts_with('/') && l.name != exe && l.write && !l.shared);
+        let (start, end) = data.fold(None, |r: Option<(u64, u64)>, l| match r {
+            None => Some((l.start, l.end)),
+            Some((s, e)) => Some((s.min(l.start), e.max(l.end))),
+        })?;
+        for c in &self.cap.calls[i + 1..] {
+            if c.tid != tid {
+                continue;
+            }
+            if matches!(c.name.as_str(), "execve" | "execveat") && c.ret == Ret::Val(0) {
+                break;
+            }
+            if let Ok(Some(Op::Mprotect { addr, prot, .. })) = decode(c) {
+                if prot == Prot::READ && start <= addr && addr < end {
+                    return Some((start, end));
+                }
+            }
+        }
+        None
+    }
+
     /// The first unused snapshot of `tgid` in `phase` taken during the stop of
     /// call `i`: after its entry and before the thread's next call.
     fn snapshot_of_call(&self, i: usize, tgid: u32, phase: Phase) -> Option<usize> {
@@ -484,7 +527,9 @@ impl<'a> Replayer<'a> {
             },
         )
         .map_err(|e| format!("{}/maps.{}: {e}", self.cap.dir.display(), s.name()))?;
-        self.spaces.push(Some(Image::new(img)));
+        let mut image = Image::new(img);
+        image.loader_relro = self.loader_relro(i, c.tid, &lines, &s.exe);
+        self.spaces.push(Some(image));
         self.proc_space.insert(tgid, Some(self.spaces.len() - 1));
         self.proc_mut(tgid).exe = s.exe.clone();
         Ok(())
@@ -770,8 +815,13 @@ impl<'a> Replayer<'a> {
         let files = &mut self.files;
         let slot = self.proc_space.get(&tgid).copied().flatten()?;
         let im = self.spaces.get_mut(slot).and_then(Option::as_mut)?;
-        let next = NextCall::of(c.tid, &op, &im.img.space);
+        let next = NextCall::of(c.tid, &op, &im.img.space, im.loader_relro);
         im.settle_writes(Some(next));
+        if next.ends_relocation() {
+            // Start-up is over: a library loaded later (`dlopen`) has its
+            // own RELRO made read-only after its relocation.
+            im.loader_relro = None;
+        }
         let sp = &mut im.img.space;
         match op {
             Op::Mmap {

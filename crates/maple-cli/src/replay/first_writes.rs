@@ -45,7 +45,12 @@ pub(super) enum When {
     /// meanwhile the loader's own small allocations land in the holes
     /// between libraries, and the kernel merges one that fills the hole
     /// above a `.bss` with both neighbours, which a `.bss` with an anon_vma
-    /// of its own would prevent. `relocated` once such an `mprotect` came.
+    /// of its own would prevent. When the trace shows the loader protect
+    /// its own RELRO (glibc's does, last, at start-up), only that `mprotect`
+    /// counts at start-up: the loader may still allocate after the
+    /// program's own RELRO (for TLS); later, for a library loaded by
+    /// `dlopen`, its own RELRO does.
+    /// `relocated` once such an `mprotect` came.
     AfterRelocation { relocated: bool },
 }
 
@@ -70,13 +75,24 @@ pub(super) struct NextCall {
     unwritable: (u64, u64),
     /// Whether it commits reserved memory.
     commit: bool,
-    /// Whether it is a RELRO `mprotect`.
+    /// Whether it is a RELRO `mprotect` that ends the loader's relocations.
     relro: bool,
 }
 
 impl NextCall {
-    /// Thread `tid`'s call `op`, before it is applied to `sp`.
-    pub(super) fn of(tid: u32, op: &Op, sp: &AddressSpace) -> NextCall {
+    /// Thread `tid`'s call `op`, before it is applied to `sp`; `loader_relro`
+    /// the loader's data segment when the loader protects its RELRO (then
+    /// only an `mprotect` there counts as the relocations' end).
+    pub(super) fn of(
+        tid: u32,
+        op: &Op,
+        sp: &AddressSpace,
+        loader_relro: Option<(u64, u64)>,
+    ) -> NextCall {
+        let ends_relocation = |addr: u64, prot: Prot| {
+            relro(sp, addr, prot)
+                && loader_relro.is_none_or(|(start, end)| start <= addr && addr < end)
+        };
         let span = |addr: u64, len: u64| (addr, addr.saturating_add(len));
         let (setup, unwritable, commit, relro) = match *op {
             Op::Madvise { addr, len, .. } => (span(addr, len), (0, 0), false, false),
@@ -88,7 +104,7 @@ impl NextCall {
                 } else {
                     (0, 0)
                 };
-                (setup, span(addr, len), false, relro(sp, addr, prot))
+                (setup, span(addr, len), false, ends_relocation(addr, prot))
             }
             Op::Mmap {
                 addr, len, flags, ..
@@ -112,6 +128,12 @@ impl NextCall {
     /// Whether the call commits reserved memory ([`When::AfterCommits`]).
     pub(super) fn commits(&self) -> bool {
         self.commit
+    }
+
+    /// Whether the call is the RELRO `mprotect` that ends the loader's
+    /// relocations ([`When::AfterRelocation`]).
+    pub(super) fn ends_relocation(&self) -> bool {
+        self.relro
     }
 }
 
