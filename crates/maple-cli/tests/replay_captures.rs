@@ -10,9 +10,12 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 37] = [
+const FIGURES: [(&str, [usize; 10]); 40] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
+    // Go 1.24's getrandom state: mmap(MAP_DROPPABLE), which strace 6.1
+    // prints as `0x8 /* MAP_??? */`.
+    ("docker_version", [1, 59, 33, 33, 0, 0, 1, 1, 1, 1]),
     // 26 children fork and exit right after a failing call: their exit
     // snapshots are the layouts after each failure. Captured with
     // --state-calls: the replay knows /etc/hostname was opened read-only, so
@@ -76,6 +79,13 @@ const FIGURES: [(&str, [usize; 10]); 37] = [
     // kernel served one thread's mmap before the other's that entered
     // first, and the replay follows the kernel's order.
     ("node_workers", [1, 2606, 278, 278, 0, 0, 1, 1, 1, 1]),
+    // Node on a CPU without protection keys: its pkey_alloc fails with
+    // EINVAL, which tells the replay the machine has none.
+    ("npm_version", [1, 353, 89, 89, 0, 0, 5, 5, 1, 1]),
+    // perf linked with libperl: the loader maps into the hole above
+    // libperl's .bss after the program's RELRO mprotect and before its own,
+    // and the kernel merges that mapping with the .bss, not yet written.
+    ("perf_version", [1, 157, 36, 36, 0, 0, 1, 1, 1, 1]),
     ("perl", [1, 66, 25, 25, 0, 0, 1, 1, 1, 1]),
     // Protection keys, MADV_COLLAPSE, guard regions (--state-calls). The
     // write between the two MADV_COLLAPSEs of one block is not in the trace:
