@@ -31,7 +31,7 @@ impl AddressSpace {
     ///   with compatible neighbours, like `mprotect`; a VMA whose flags do
     ///   not change is left alone. `WIPEONFORK` needs private anonymous
     ///   memory, `DOFORK` refuses `VM_IO`, `DODUMP` refuses `VM_SPECIAL`
-    ///   (`EINVAL`);
+    ///   and `VM_DROPPABLE`, `KEEPONFORK` refuses `VM_DROPPABLE` (`EINVAL`);
     /// - `DONTNEED` drops every page of the range (`zap_page_range_single`;
     ///   `EINVAL` on `VM_LOCKED` or `VM_PFNMAP`): private anonymous memory
     ///   then reads as zeros, file memory as the file, shared memory
