@@ -327,7 +327,11 @@ impl<W: Want> Walk<W> {
         let (mut node, mut min, mut max) = (root, 0, u64::MAX);
         let mut notes = Notes::new();
         loop {
-            let n = node.snap();
+            // No prefetch of the node's other lines (`snap`): the walk reads
+            // the header, the pivots up to the edge, one record and one
+            // child, and a search at the end of the address space walks the
+            // same cached spine every time.
+            let n = node.peek();
             if n.is_leaf() {
                 if let Some(found) = self.leaf::<REV>(&n, min, max) {
                     return Ok(Some(found));
