@@ -474,6 +474,34 @@ fn dev_zero_keeps_its_name_and_a_closed_descriptor_is_ebadf() {
     );
 }
 
+/// `mremap(MREMAP_DONTUNMAP)` without `MREMAP_FIXED` reads a `new_addr`
+/// that strace does not print: an `EINVAL` that may come from it is not
+/// expressible, but one that comes whatever it is (a resize, or no
+/// `MREMAP_MAYMOVE`) is replayed and matched.
+#[test]
+fn a_dontunmap_refused_whatever_its_hint_is_replayed() {
+    let cap = HandMade::new("dontunmap");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 32768, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ff7000\n\
+         2.100000 mremap(0x7ffff7ff7000, 32768, 16384, MREMAP_MAYMOVE|MREMAP_DONTUNMAP) = -1 EINVAL (Invalid argument)\n\
+         2.200000 mremap(0x7ffff7ff7000, 16384, 16384, MREMAP_DONTUNMAP) = -1 EINVAL (Invalid argument)\n\
+         2.300000 mremap(0x7ffff7ff7000, 16384, 16384, MREMAP_MAYMOVE|MREMAP_DONTUNMAP) = -1 EINVAL (Invalid argument)\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ exited with 0 +++\n",
+    );
+    let anon = "7ffff7ff7000-7ffff7fff000 rw-p 00000000 00:00 0 \n";
+    cap.layouts("2.950000", anon);
+    let stdout = cap.replay();
+    // Three of four calls replayed, all as the kernel answered; the last
+    // (a valid move whose hint the kernel refused) is not expressible.
+    assert!(
+        stdout.contains("calls=3 placements=1 placement_hits=1 placement_hit_rate=100.0% result_mismatches=0 not_modelled=1"),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture of a 24 GiB machine's heuristic overcommit: a 1 TiB
 /// private writable `mmap` fails, the same with `MAP_NORESERVE` succeeds.
 /// The replay takes the commit limit it is given (the capture does not

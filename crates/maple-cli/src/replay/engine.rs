@@ -16,8 +16,8 @@ use maple_mm::procmaps::{
     maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
 };
 use maple_mm::{
-    AddressSpace, Advice, Config, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot, RemapFlags,
-    SysvShm, VmFlags,
+    page_align, AddressSpace, Advice, Config, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot,
+    RemapFlags, SysvShm, VmFlags,
 };
 
 use super::compare::{compare, Diff};
@@ -976,9 +976,13 @@ impl<'a> Replayer<'a> {
                 // why (a program that passes no fifth argument leaves
                 // whatever the register held): the call is not expressible,
                 // and skipping it is what the kernel did to the layout.
+                // Unless the call is refused whatever new_addr is: a
+                // DONTUNMAP move may not resize and must be allowed to move.
                 let hidden_hint =
                     flags.contains(RemapFlags::DONTUNMAP) && !flags.contains(RemapFlags::FIXED);
-                if hidden_hint && c.ret == Ret::Err("EINVAL".into()) {
+                let refused_anyway = !flags.contains(RemapFlags::MAYMOVE)
+                    || page_align(old_len) != page_align(new_len);
+                if hidden_hint && !refused_anyway && c.ret == Ret::Err("EINVAL".into()) {
                     let p = self.proc_mut(tgid);
                     p.calls -= 1;
                     *p.not_modelled
