@@ -185,8 +185,11 @@ flag_type! {
         STACK = 0x2_0000;
         /// `MAP_HUGETLB`: the model reserves no huge pages, so `ENOMEM`.
         HUGETLB = 0x4_0000;
-        /// `MAP_SYNC`: only for DAX files, which the model has none of:
-        /// `EOPNOTSUPP` with `MAP_SHARED_VALIDATE` of a file, ignored otherwise.
+        /// `MAP_SYNC`: `VM_SYNC`, for files on DAX devices, which the model
+        /// has none of: `EOPNOTSUPP` with `MAP_SHARED_VALIDATE` of a file and
+        /// for a file whose file system refuses it
+        /// ([`OpenFile::refuses_map_sync`](crate::OpenFile::refuses_map_sync));
+        /// kept as `VM_SYNC` otherwise (anonymous memory, tmpfs).
         SYNC = 0x8_0000;
         /// `MAP_FIXED_NOREPLACE`: exactly at the address, `EEXIST` if anything is there.
         FIXED_NOREPLACE = 0x10_0000;
@@ -260,6 +263,9 @@ flag_type! {
         ACCOUNT = 0x10_0000;
         /// `VM_NORESERVE` (`MAP_NORESERVE`).
         NORESERVE = 0x20_0000;
+        /// `VM_SYNC` (`MAP_SYNC`, smaps `sf`): synchronous page faults, for
+        /// files on DAX devices; kept on any mapping a file system accepts.
+        SYNC = 0x80_0000;
         /// `VM_WIPEONFORK` (`MADV_WIPEONFORK`): the child gets the mapping empty.
         WIPEONFORK = 0x200_0000;
         /// `VM_DONTDUMP` (`MADV_DONTDUMP`): left out of core dumps.

@@ -55,7 +55,10 @@
 //!   `VM_SHARED` nor `VM_MAYWRITE`; `MAP_DROPPABLE` (6.11+: private
 //!   anonymous memory with `VM_DROPPABLE | VM_NORESERVE | VM_WIPEONFORK |
 //!   VM_DONTDUMP`, which `mlock` skips and `MADV_KEEPONFORK`/`MADV_DODUMP`
-//!   refuse; tests in `tests/droppable.rs`).
+//!   refuse; tests in `tests/droppable.rs`); `MAP_SYNC` kept as `VM_SYNC`
+//!   whatever the sharing type, and refused with `EOPNOTSUPP` by a file
+//!   system that refuses it ([`OpenFile::refuses_map_sync`]: ext4 and xfs
+//!   without DAX).
 //! - **`madvise`**: flag advice (fork, dump, huge page, read-ahead), page
 //!   advice (`DONTNEED`, `REMOVE`, `POPULATE_*`) and hints (`WILLNEED`,
 //!   `FREE`, `COLD`, `PAGEOUT`), each with the kernel's per-VMA errors

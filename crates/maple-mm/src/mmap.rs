@@ -51,7 +51,10 @@ impl AddressSpace {
     /// - flags: `VM_MAY{READ,WRITE,EXEC}`, `VM_SHARED | VM_MAYSHARE` for
     ///   shared, `VM_GROWSDOWN`, `VM_LOCKED` (`MAP_LOCKED`, or
     ///   `mm->def_flags` after `mlockall(MCL_FUTURE)`), `VM_NOHUGEPAGE` for
-    ///   `MAP_STACK` (Linux 6.8+), `VM_NORESERVE`, `VM_DROPPABLE |
+    ///   `MAP_STACK` (Linux 6.8+), `VM_SYNC` for `MAP_SYNC` (whatever the
+    ///   sharing type; a file whose file system refuses it →
+    ///   `EOPNOTSUPP`, after the commit charge: [`OpenFile::refuses_map_sync`]),
+    ///   `VM_NORESERVE`, `VM_DROPPABLE |
     ///   VM_NORESERVE | VM_WIPEONFORK | VM_DONTDUMP` for `MAP_DROPPABLE`,
     ///   and `VM_ACCOUNT` for
     ///   private writable mappings without `MAP_NORESERVE`
@@ -226,8 +229,10 @@ impl Inner {
         if flags.contains(MapFlags::LOCKED) {
             vmf |= VmFlags::LOCKED;
         }
-        // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks.
+        // calc_vm_flag_bits, Linux 6.8+: no huge pages in thread stacks;
+        // MAP_SYNC is kept whatever the sharing type.
         vmf.set(VmFlags::NOHUGEPAGE, flags.contains(MapFlags::STACK));
+        vmf.set(VmFlags::SYNC, flags.contains(MapFlags::SYNC));
         let droppable = sharing == MapFlags::DROPPABLE;
         if !shared && sharing != MapFlags::PRIVATE && !(droppable && file.is_none()) {
             return Err(Errno::EINVAL);
@@ -299,6 +304,11 @@ impl Inner {
             // mmap_region: charged, less what the VMAs it replaces were.
             self.vm_enough_memory_replacing(addr, end)?;
             vmf |= VmFlags::ACCOUNT;
+        }
+        // The file system's mmap (ext4_file_mmap, xfs_file_mmap): VM_SYNC
+        // needs a DAX file (daxdev_mapping_supported).
+        if vmf.contains(VmFlags::SYNC) && file.is_some_and(|f| f.refuses_map_sync) {
+            return Err(Errno::EOPNOTSUPP);
         }
         let vma = Vma {
             start: addr,

@@ -474,7 +474,8 @@ impl ProcImage {
                         vm_file = Some(
                             OpenFile::new(id)
                                 .mode(mode)
-                                .thp_aligned(thp_aligned_path(&m.name)),
+                                .thp_aligned(thp_aligned_path(&m.name))
+                                .refuses_map_sync(refuses_map_sync_path(&m.name)),
                         );
                         Backing::File(id)
                     }
@@ -721,6 +722,13 @@ pub fn thp_aligned_path(path: &str) -> bool {
         && !["/dev/", "/proc/", "/sys/", "/memfd:", "/SYSV", "/run/"]
             .iter()
             .any(|p| path.starts_with(p))
+}
+
+/// Whether the file system of `path` refuses `MAP_SYNC` for it
+/// ([`OpenFile::refuses_map_sync`]): assumed for the same regular paths as
+/// [`thp_aligned_path`], taken to be on ext4 or xfs without DAX.
+pub fn refuses_map_sync_path(path: &str) -> bool {
+    thp_aligned_path(path)
 }
 
 #[cfg(test)]

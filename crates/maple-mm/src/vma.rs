@@ -61,15 +61,23 @@ pub struct OpenFile {
     /// Whether its file system aligns mappings to 2 MiB
     /// (`thp_get_unmapped_area`).
     pub thp_aligned: bool,
+    /// Whether its file system refuses a mapping with `MAP_SYNC`
+    /// (`VM_SYNC`) with `EOPNOTSUPP`: ext4 and xfs do for a file that is
+    /// not on a DAX device (`daxdev_mapping_supported`); tmpfs and others
+    /// map it and keep the flag.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub refuses_map_sync: bool,
 }
 
 impl OpenFile {
-    /// `id` opened read-write on a file system that does not align mappings.
+    /// `id` opened read-write on a file system that neither aligns mappings
+    /// nor refuses `MAP_SYNC`.
     pub const fn new(id: FileId) -> OpenFile {
         OpenFile {
             id,
             mode: OpenMode::ReadWrite,
             thp_aligned: false,
+            refuses_map_sync: false,
         }
     }
 
@@ -83,6 +91,15 @@ impl OpenFile {
     pub const fn thp_aligned(self, thp_aligned: bool) -> OpenFile {
         OpenFile {
             thp_aligned,
+            ..self
+        }
+    }
+
+    /// The same file on a file system that does (`true`) or does not
+    /// refuse `MAP_SYNC`.
+    pub const fn refuses_map_sync(self, refuses_map_sync: bool) -> OpenFile {
+        OpenFile {
+            refuses_map_sync,
             ..self
         }
     }

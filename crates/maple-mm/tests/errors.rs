@@ -455,7 +455,8 @@ fn mmap_flag_errors() {
     fails(&mut m, Errno::EINVAL, |m| {
         m.mmap(0, P, Prot::RW, MapFlags::TYPE, f, 0)
     });
-    // MAP_SYNC is ignored without MAP_SHARED_VALIDATE
+    // Without MAP_SHARED_VALIDATE, MAP_SYNC is for the file system to
+    // refuse; this one (as tmpfs) does not (see tests/rules.rs).
     assert!(m
         .mmap(0, P, Prot::RW, MapFlags::SHARED | MapFlags::SYNC, f, 0)
         .is_ok());

@@ -155,6 +155,54 @@ fn map_stack_sets_nohugepage() {
     assert_eq!(mm.map_count(), 2);
 }
 
+/// `MAP_SYNC` becomes `VM_SYNC` (`sf`) whatever the sharing type
+/// (`calc_vm_flag_bits`), so such memory does not merge with memory without
+/// it; ext4 and xfs refuse it for a file that is not on a DAX device
+/// (`EOPNOTSUPP`), tmpfs keeps it. As Linux 6.18 did on ext4 and tmpfs.
+#[test]
+fn map_sync_is_kept_as_vm_sync_unless_the_file_system_refuses_it() {
+    let mut mm = AddressSpace::new();
+    let plain = mm.mmap(
+        B,
+        2 * P,
+        Prot::RW,
+        MapFlags::PRIVATE_ANON | MapFlags::FIXED,
+        None,
+        0,
+    );
+    let sync = MapFlags::PRIVATE_ANON | MapFlags::FIXED | MapFlags::SYNC;
+    let s1 = mm.mmap(B + 2 * P, 2 * P, Prot::RW, sync, None, 0);
+    let s2 = mm.mmap(B + 4 * P, 2 * P, Prot::RW, sync, None, 0);
+    assert_eq!((plain, s1, s2), (Ok(B), Ok(B + 2 * P), Ok(B + 4 * P)));
+    assert_eq!(flags_at(&mm, B + 2 * P).smaps(), "rd wr mr mw me ac sf");
+    assert_eq!(mm.vma_at(B + 2 * P).unwrap().start(), B + 2 * P);
+    assert_eq!(mm.vma_at(B + 2 * P).unwrap().end(), B + 6 * P);
+    assert_eq!(mm.map_count(), 2);
+    let shared = mm.mmap(
+        0,
+        P,
+        Prot::RW,
+        MapFlags::SHARED_ANON | MapFlags::SYNC,
+        None,
+        0,
+    );
+    assert!(flags_at(&mm, shared.unwrap()).contains(VmFlags::SYNC));
+
+    let ext4 = OpenFile::new(FileId(3)).refuses_map_sync(true);
+    for sharing in [MapFlags::SHARED, MapFlags::PRIVATE] {
+        let flags = sharing | MapFlags::SYNC;
+        assert_eq!(
+            mm.mmap_file(0, P, Prot::RW, flags, ext4, 0),
+            Err(Errno::EOPNOTSUPP)
+        );
+        assert!(mm.mmap_file(0, P, Prot::RW, sharing, ext4, 0).is_ok());
+    }
+    let tmpfs = OpenFile::new(FileId(4));
+    let t = mm.mmap_file(0, P, Prot::RW, MapFlags::SHARED | MapFlags::SYNC, tmpfs, 0);
+    assert_eq!(flags_at(&mm, t.unwrap()).smaps(), "rd wr sh mr mw me ms sf");
+    check(&mm);
+}
+
 /// `hugepage_madvise`, `MADV_DONTDUMP`/`MADV_DODUMP`: flags set and cleared
 /// on the part of the range, VMAs split and merged back.
 #[test]

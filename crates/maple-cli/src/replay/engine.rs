@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use maple_mm::procmaps::{
-    maps_lines, thp_aligned_path, FileTable, LoadOptions, MapsLine, ProcImage, VmFlagsLine,
+    maps_lines, refuses_map_sync_path, thp_aligned_path, FileTable, LoadOptions, MapsLine,
+    ProcImage, VmFlagsLine,
 };
 use maple_mm::{
     page_align, AddressSpace, Advice, Config, Errno, FileId, MapFlags, OpenFile, OpenMode, Prot,
@@ -223,6 +224,7 @@ fn open_file(
     OpenFile::new(id)
         .mode(mode)
         .thp_aligned(thp_aligned_path(path))
+        .refuses_map_sync(refuses_map_sync_path(path))
 }
 
 /// What a successful `MADV_COLLAPSE` of `addr..addr+len` shows the program
