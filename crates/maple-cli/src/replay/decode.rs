@@ -206,7 +206,12 @@ const PROTS: [(&str, u64); 7] = [
     ("PROT_GROWSUP", 0x0200_0000),
 ];
 
-const MAPS: [(&str, u64); 20] = [
+/// `MAP_*` names and values (x86-64). `MAP_ABOVE4G` (Linux 6.4, for shadow
+/// stacks) only keeps the search for a free range above 4 GiB; the model's
+/// searches (top-down below `mmap_base`, or the legacy layout's from a third
+/// of the address space up; `MAP_32BIT` aside) stay there anyway, so it
+/// passes the bit on and maple-mm ignores it, as Linux ignores unknown bits.
+const MAPS: [(&str, u64); 21] = [
     ("MAP_FILE", 0),
     ("MAP_SHARED", 0x1),
     ("MAP_PRIVATE", 0x2),
@@ -215,6 +220,7 @@ const MAPS: [(&str, u64); 20] = [
     ("MAP_FIXED", 0x10),
     ("MAP_ANONYMOUS", 0x20),
     ("MAP_32BIT", 0x40),
+    ("MAP_ABOVE4G", 0x80),
     ("MAP_GROWSDOWN", 0x100),
     ("MAP_DENYWRITE", 0x800),
     ("MAP_EXECUTABLE", 0x1000),
@@ -563,6 +569,19 @@ mod tests {
                 len: 4096,
                 prot: Prot::RW,
                 flags: MapFlags::DROPPABLE | MapFlags::ANONYMOUS,
+                file: None,
+                fd: None,
+                off: 0
+            }
+        );
+        // A newer strace names it.
+        assert_eq!(
+            one("mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS|MAP_ABOVE4G, -1, 0) = 0x7ffff7e65000"),
+            Op::Mmap {
+                addr: 0,
+                len: 4096,
+                prot: Prot::READ,
+                flags: MapFlags::PRIVATE_ANON | MapFlags::from_bits_retain(0x80),
                 file: None,
                 fd: None,
                 off: 0
