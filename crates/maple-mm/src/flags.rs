@@ -156,7 +156,7 @@ flag_type! {
         /// `MAP_DROPPABLE` (Linux 6.11; a sharing type, like `MAP_PRIVATE`):
         /// private anonymous memory whose pages the kernel may drop (to
         /// zeros) under memory pressure: `VM_DROPPABLE | VM_NORESERVE |
-        /// VM_WIPEONFORK | VM_DONTDUMP`. glibc's and Go's `getrandom` vDSO
+        /// VM_WIPEONFORK | VM_DONTDUMP`. Go's (1.24+) `getrandom` vDSO
         /// state lives in such mappings.
         DROPPABLE = 0x08;
         /// `MAP_FIXED`: exactly at the address, replacing what is there.

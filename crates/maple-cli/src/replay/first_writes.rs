@@ -49,8 +49,8 @@ pub(super) enum When {
     /// its own RELRO (glibc's does, last, at start-up), only that `mprotect`
     /// counts at start-up: the loader may still allocate after the
     /// program's own RELRO (for TLS); later, for a library loaded by
-    /// `dlopen`, its own RELRO does.
-    /// `relocated` once such an `mprotect` came.
+    /// `dlopen`, its own RELRO does. `relocated` once such an `mprotect`
+    /// came.
     AfterRelocation { relocated: bool },
 }
 
