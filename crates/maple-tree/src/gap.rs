@@ -365,9 +365,9 @@ impl<W: Want> Walk<W> {
                 break;
             }
             if self.holds(s, e) {
-                return self.inside::<REV>(n.child(j), s, e);
+                return self.inside::<REV>(n.arange_child(j), s, e);
             }
-            (node, min, max) = (n.child(j), s, e);
+            (node, min, max) = (n.arange_child(j), s, e);
         }
         let Some(f) = self.fallback::<REV>(&notes) else {
             return Ok(None);
@@ -376,7 +376,7 @@ impl<W: Want> Walk<W> {
         // its far bound can be the node's.
         let n = f.node.peek();
         let (s, e) = (n.slot_start(f.slot, f.edge), n.slot_end(f.slot, f.edge));
-        let child = n.child(f.slot);
+        let child = n.arange_child(f.slot);
         if self.holds(s, e) {
             self.inside::<REV>(child, s, e)
         } else {
@@ -477,7 +477,7 @@ impl<W: Want> Walk<W> {
             let Some(i) = i else {
                 return Err(Raced);
             };
-            (node, min, max) = (n.child(i), n.slot_start(i, min), n.slot_end(i, max));
+            (node, min, max) = (n.arange_child(i), n.slot_start(i, min), n.slot_end(i, max));
         }
     }
 
@@ -500,9 +500,9 @@ impl<W: Want> Walk<W> {
                 let crosses = if REV { s < lo } else { e > hi };
                 if n.gap(i) >= need {
                     if !crosses {
-                        return self.inside::<REV>(n.child(i), s, e);
+                        return self.inside::<REV>(n.arange_child(i), s, e);
                     }
-                    (node, min, max) = (n.child(i), s, e);
+                    (node, min, max) = (n.arange_child(i), s, e);
                     break;
                 }
                 let last = if REV {
