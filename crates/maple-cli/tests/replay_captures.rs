@@ -10,8 +10,13 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 40] = [
+const FIGURES: [(&str, [usize; 10]); 41] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
+    // cargo and two rustc probes (rustc -vV and the target query), the
+    // second racing twice: a new thread's stack mmap served before a
+    // munmap of another thread that entered first, and one served after a
+    // munmap that entered later (--offline: cargo then fails, rc 101).
+    ("cargo_metadata", [4, 417, 94, 94, 0, 0, 8, 8, 4, 4]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // Go 1.24's getrandom state: mmap(MAP_DROPPABLE), which strace 6.1
     // prints as `0x8 /* MAP_??? */`.
@@ -432,6 +437,106 @@ fn a_call_served_after_several_of_another_thread() {
         stdout.contains(
             "snapshots=1 snapshots_pages_equal=1 final_layouts=1 final_boundaries_exact=1"
         ),
+        "{stdout}"
+    );
+}
+
+/// The main thread's trace of the `munmap` races below: it starts thread
+/// 101, maps a page at the top, and unmaps it at `unmap_at` (then makes
+/// the calls `then` holds, if any).
+fn munmap_race_main(unmap_at: &str, then: &str) -> String {
+    format!(
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 clone3({{flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}}, 88) = 101\n\
+         2.500000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         {unmap_at} munmap(0x7ffff7ffe000, 4096) = 0\n\
+         {then}\
+         4.000000 exit_group(0) = ?\n\
+         4.500000 +++ exited with 0 +++\n"
+    )
+}
+
+/// Hand-made captures: a thread's `mmap` and another thread's `munmap`
+/// served in the other order than they entered. The `mmap` that entered
+/// first but got the place the later `munmap` freed was served after it;
+/// the `mmap` that entered after a `munmap` but was placed as if the
+/// unmapped VMA were still there was served before it. Unless the
+/// unmapping thread made another call in between: then its `munmap` was
+/// done, and the kernel's placement is a miss of the model.
+#[test]
+fn an_mmap_and_a_munmap_of_two_threads_served_out_of_entry_order() {
+    let freed_first = HandMade::new("munmap_first");
+    freed_first.file("trace.100", &munmap_race_main("3.000100", ""));
+    freed_first.file(
+        "trace.101",
+        "3.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         3.900000 +++ exited with 0 +++\n",
+    );
+    freed_first.layouts(
+        "3.950000",
+        "7ffff7ffe000-7ffff7fff000 rw-p 00000000 00:00 0 \n",
+    );
+    let stdout = freed_first.replay();
+    assert!(
+        stdout.contains("placements=2 placement_hits=2 ")
+            && stdout.contains("final_layouts=1 final_boundaries_exact=1"),
+        "{stdout}"
+    );
+
+    let mapped_first = |tag: &str, then: &str| {
+        let cap = HandMade::new(tag);
+        cap.file("trace.100", &munmap_race_main("3.000000", then));
+        cap.file(
+            "trace.101",
+            "3.000100 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffd000\n\
+             3.900000 +++ exited with 0 +++\n",
+        );
+        cap.layouts(
+            "3.950000",
+            "7ffff7ffd000-7ffff7ffe000 rw-p 00000000 00:00 0 \n",
+        );
+        let stdout = cap.replay();
+        assert!(
+            stdout.contains("final_layouts=1 final_boundaries_exact=1"),
+            "{stdout}"
+        );
+        stdout
+    };
+    let stdout = mapped_first("mmap_first", "");
+    assert!(
+        stdout.contains("placements=2 placement_hits=2 "),
+        "{stdout}"
+    );
+    let done = "3.000050 madvise(0x7ffff7ffe000, 4096, MADV_DONTNEED) = -1 ENOMEM (Cannot allocate memory)\n";
+    let stdout = mapped_first("munmap_done", done);
+    assert!(
+        stdout.contains("placements=2 placement_hits=1 "),
+        "{stdout}"
+    );
+
+    // A thread unmapping at once what another has just mapped (where the
+    // model would not have put it) is no race: the munmap frees nothing
+    // the model still has, so it stays after the mmap, and the mapping is
+    // gone at the end as in the kernel.
+    let unmapped_after = HandMade::new("unmapped_after");
+    unmapped_after.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}, 88) = 101\n\
+         3.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ff0000\n\
+         4.000000 exit_group(0) = ?\n\
+         4.500000 +++ exited with 0 +++\n",
+    );
+    unmapped_after.file(
+        "trace.101",
+        "3.000100 munmap(0x7ffff7ff0000, 4096) = 0\n\
+         3.900000 +++ exited with 0 +++\n",
+    );
+    unmapped_after.layouts("3.950000", "");
+    let stdout = unmapped_after.replay();
+    assert!(
+        stdout.contains("placements=1 placement_hits=0 ")
+            && stdout.contains("final_layouts=1 final_boundaries_exact=1"),
         "{stdout}"
     );
 }

@@ -28,7 +28,8 @@ use super::decode::{
 use super::exec_layout::exec_config;
 use super::first_writes::{touches, when_written, NextCall, PendingWrites, When, TOUCH_HEAP};
 use super::input::{Capture, Phase, Snapshot};
-use super::strace::{Call, Micros, Ret};
+use super::races::{place_before_unmap, raced_with, served_before, unmap_served_later, MAX_RACES};
+use super::strace::{Call, Ret};
 
 /// A snapshot compared with the model.
 #[derive(Debug, Clone)]
@@ -152,6 +153,9 @@ struct Replayer<'a> {
     segments: HashMap<i64, SysvShm>,
     /// The commit limit of the machine the capture was taken on.
     commit_limit: Option<u64>,
+    /// The VMAs (start and end) each replayed `munmap` removed, by call
+    /// (see [`unmap_served_later`]).
+    unmapped: HashMap<usize, Vec<(u64, u64)>>,
     out: Outcome,
 }
 
@@ -276,79 +280,6 @@ fn grow_stacks_as_shown(sp: &mut AddressSpace, kernel: &[MapsLine]) -> usize {
         }
     }
     grown
-}
-
-/// How long after a thread's `mmap` entered another thread's may still have
-/// been served first: strace's `-ttt` is the entry time, and a thread can
-/// be preempted between its entry and taking `mmap_lock`.
-const RACE_WINDOW: Micros = 20_000;
-
-/// The call of another thread of the same process that the kernel served
-/// before `mmap` call `i`, if the trace shows such a race: the model placed
-/// call `i` at `model..model + len`, where the kernel put a non-fixed `mmap`
-/// of another thread that entered after call `i` (within [`RACE_WINDOW`],
-/// and before call `i`'s thread made its next call, so call `i` may not
-/// have been done yet). Two threads racing for `mmap_lock` are served in
-/// either order; the replay follows the kernel's.
-fn raced_with(
-    cap: &Capture,
-    task_tgid: &HashMap<u32, u32>,
-    i: usize,
-    model: u64,
-    len: u64,
-) -> Option<usize> {
-    let a = &cap.calls[i];
-    let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
-    let tgid = tgid_of(a.tid);
-    for (j, b) in cap.calls.iter().enumerate().skip(i + 1) {
-        if b.time > a.time + RACE_WINDOW || b.tid == a.tid {
-            return None;
-        }
-        let Ret::Val(at) = b.ret else { continue };
-        if tgid_of(b.tid) != tgid || b.name != "mmap" {
-            continue;
-        }
-        if let Ok(Some(Op::Mmap {
-            flags, len: blen, ..
-        })) = decode(b)
-        {
-            let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
-            if !fixed && at < model.saturating_add(len) && model < at.saturating_add(blen) {
-                return Some(j);
-            }
-        }
-    }
-    None
-}
-
-/// The most races one call is replayed through: calls of other threads
-/// that the kernel served, one after another, before a call that entered
-/// earlier (a thread preempted between its entry and `mmap_lock` while
-/// another thread made eight `mmap`s, in one capture). Each race needs the
-/// evidence [`raced_with`] asks for; the bound only ends the search.
-const MAX_RACES: usize = 64;
-
-/// The calls to apply before call `i`, now that call `j` of another thread
-/// is known to have been served first ([`raced_with`]): `j`, and before it
-/// the memory calls its thread made after call `i` entered (a thread's
-/// calls are served in its order, so those were served first too). When
-/// one of those is not a memory call (a descriptor, `clone` or `execve`),
-/// only `j` goes first, as it went before.
-fn served_before(cap: &Capture, i: usize, j: usize, done: &HashSet<usize>) -> Vec<usize> {
-    let tid = cap.calls[j].tid;
-    let mine: Vec<usize> = (i + 1..=j)
-        .filter(|&k| cap.calls[k].tid == tid && !done.contains(&k))
-        .collect();
-    let all_memory = mine
-        .iter()
-        .all(|&k| matches!(decode(&cap.calls[k]), Ok(Some(_))));
-    if all_memory {
-        mine
-    } else if done.contains(&j) {
-        Vec::new()
-    } else {
-        vec![j]
-    }
 }
 
 /// Where the heap starts when the trace does not say: the end of the run of
@@ -863,14 +794,39 @@ impl<'a> Replayer<'a> {
                 };
                 let written =
                     touches(prot, flags).then(|| when_written(sp, addr, flags, next.commits()));
-                let m = map(sp, addr, flags);
+                let mut m = map(sp, addr, flags);
                 if let (Ret::Val(k), Ok(mv), true) = (&c.ret, &m, may_race && !fixed) {
+                    let (k, mv) = (*k, *mv);
                     if k != mv {
-                        if let Some(j) = raced_with(self.cap, &self.task_tgid, i, *mv, len) {
-                            let _ = sp.munmap(*mv, len); // undone: `j` goes first
+                        // Undone while the trace is searched for a race.
+                        let _ = sp.munmap(mv, len);
+                        let taken = |s: u64, e: u64| sp.tree().range(s..=e - 1).next().is_some();
+                        let race = raced_with(self.cap, &self.task_tgid, i, (mv, k), len, &taken);
+                        if let Some(j) = race {
                             self.proc_mut(tgid).calls -= 1;
-                            return Some(j);
+                            return Some(j); // `j` goes first
                         }
+                        let freed = unmap_served_later(
+                            self.cap,
+                            &self.task_tgid,
+                            &self.unmapped,
+                            i,
+                            mv,
+                            len,
+                        );
+                        let again = freed.and_then(|freed| {
+                            place_before_unmap(sp, freed, |sp| map(sp, addr, flags))
+                        });
+                        m = match again {
+                            Some(at) if at == k => Ok(k),
+                            // No race the trace shows: placed as at first.
+                            _ => {
+                                if let Some(at) = again {
+                                    let _ = sp.munmap(at, len);
+                                }
+                                map(sp, addr, flags)
+                            }
+                        };
                     }
                 }
                 let mut note = None;
@@ -921,7 +877,20 @@ impl<'a> Replayer<'a> {
                 }
             }
             Op::Munmap { addr, len } => {
+                let end = page_align(len).map_or(u64::MAX, |l| addr.saturating_add(l));
+                let freed: Vec<(u64, u64)> = if addr < end {
+                    let vmas = sp
+                        .tree()
+                        .range(addr..=end - 1)
+                        .map(|(r, _)| (*r.start().max(&addr), r.end().saturating_add(1).min(end)));
+                    vmas.collect()
+                } else {
+                    Vec::new()
+                };
                 let m = sp.munmap(addr, len);
+                if m.is_ok() && c.ret == Ret::Val(0) && !freed.is_empty() {
+                    self.unmapped.insert(i, freed);
+                }
                 self.check_status(tgid, c, &m);
             }
             Op::Mprotect {
@@ -1244,6 +1213,7 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
         used_snapshots: HashSet::new(),
         segments: HashMap::new(),
         commit_limit,
+        unmapped: HashMap::new(),
         out: Outcome::default(),
     };
     for &t in &cap.tids {

@@ -15,6 +15,7 @@ mod engine;
 mod exec_layout;
 mod first_writes;
 mod input;
+mod races;
 mod strace;
 mod svg;
 
