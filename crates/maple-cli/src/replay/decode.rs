@@ -1,7 +1,7 @@
 //! strace's symbolic arguments of the memory calls, as numbers and typed
 //! operations.
 
-use super::strace::{parse_num, Call};
+use super::strace::{file_name, parse_num, Call};
 use maple_mm::{MapFlags, OpenMode, Prot, RemapFlags};
 
 /// A memory system call, decoded.
@@ -324,11 +324,13 @@ fn arg(c: &Call, i: usize) -> Result<&str, String> {
 fn fd_path(s: &str) -> Option<String> {
     let s = s.trim();
     // strace marks a descriptor whose file was unlinked (a memfd, a
-    // deleted temporary) after the brackets: `3</memfd:blob>(deleted)`. The
-    // file is the same (the kernel prints `/memfd:blob (deleted)`).
-    let s = s.strip_suffix("(deleted)").unwrap_or(s);
+    // deleted temporary) after the brackets: `3</memfd:blob>(deleted)`.
+    let (s, unlinked) = match s.strip_suffix("(deleted)") {
+        Some(s) => (s, true),
+        None => (s, false),
+    };
     match s.find('<') {
-        Some(i) if s.ends_with('>') => Some(s[i + 1..s.len() - 1].to_string()),
+        Some(i) if s.ends_with('>') => Some(file_name(&s[i + 1..s.len() - 1], unlinked)),
         _ => None,
     }
 }
@@ -759,7 +761,7 @@ mod tests {
     fn a_deleted_files_descriptor_names_the_file() {
         assert_eq!(
             fd_path("3</memfd:blob>(deleted)").as_deref(),
-            Some("/memfd:blob")
+            Some("/memfd:blob (deleted)")
         );
         assert_eq!(
             fd_path("3</usr/lib/libc.so.6>").as_deref(),

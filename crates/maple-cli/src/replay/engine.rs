@@ -609,10 +609,13 @@ impl<'a> Replayer<'a> {
     }
 
     /// The open mode the trace showed for descriptor `fd` of `tgid`, if it
-    /// still names `path`.
+    /// still names `path` (unlinked since, or not).
     fn known_mode(&self, tgid: u32, fd: Option<u64>, path: &str) -> Option<OpenMode> {
         let d = self.fds.get(&tgid)?.get(&fd?)?;
-        (d.path == path).then_some(d.mode)
+        fn linked(p: &str) -> &str {
+            p.strip_suffix(" (deleted)").unwrap_or(p)
+        }
+        (linked(&d.path) == linked(path)).then_some(d.mode)
     }
 
     /// The System V segment `shmid` that call `i` (a `shmat`) attaches: as

@@ -128,20 +128,33 @@ fn parse_ret(s: &str) -> Result<(Ret, Option<String>), String> {
         return Ok((Ret::Err(name.to_string()), None));
     }
     // `3</etc/hostname> (DELAYED)`: the number, then the path up to the
-    // last `>` (a path may hold spaces and `>`).
+    // last `>` (a path may hold spaces and `>`), then `(deleted)` if the
+    // file is unlinked (`memfd_create`).
     let (num, path) = match s.find('<') {
         Some(i) if s[..i].bytes().all(|b| b.is_ascii_digit()) && i > 0 => {
             let end = s
                 .rfind('>')
                 .filter(|&e| e > i)
                 .ok_or_else(|| format!("bad descriptor result {s:?}"))?;
-            (&s[..i], Some(s[i + 1..end].to_string()))
+            let unlinked = s[end + 1..].starts_with("(deleted)");
+            (&s[..i], Some(file_name(&s[i + 1..end], unlinked)))
         }
         _ => (s.split_whitespace().next().unwrap_or(""), None),
     };
     parse_num(num)
         .map(|v| (Ret::Val(v), path))
         .ok_or_else(|| format!("bad result {s:?}"))
+}
+
+/// The name of the file strace printed as a descriptor's path: for a file
+/// that was unlinked (strace adds `(deleted)`: every memfd, a deleted
+/// temporary), `PATH (deleted)`, as the kernel names it in the maps.
+pub fn file_name(path: &str, unlinked: bool) -> String {
+    if unlinked {
+        format!("{path} (deleted)")
+    } else {
+        path.to_string()
+    }
 }
 
 /// A number as strace prints it: decimal, `0x` hex, `NULL`; negative
@@ -349,8 +362,11 @@ mod tests {
     fn descriptor_results_keep_their_path() {
         let t = "1.0 openat(AT_FDCWD</w>, \"/etc/host name\", O_RDONLY|O_CLOEXEC) = 3</etc/host name>\n\
                  1.1 dup(3</etc/host name>) = 4</etc/host name> (DELAYED)\n\
-                 1.2 openat(AT_FDCWD</w>, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)\n";
+                 1.2 openat(AT_FDCWD</w>, \"/nope\", O_RDONLY) = -1 ENOENT (No such file or directory)\n\
+                 1.3 memfd_create(\"mf\", 0) = 6</memfd:mf>(deleted)\n";
         let c = parse_trace("trace.1", 1, t).unwrap();
+        // An unlinked file is named as the kernel's maps name it.
+        assert_eq!(c[3].ret_path.as_deref(), Some("/memfd:mf (deleted)"));
         assert_eq!(c[0].ret, Ret::Val(3));
         assert_eq!(c[0].ret_path.as_deref(), Some("/etc/host name"));
         assert_eq!(c[1].ret, Ret::Val(4));
