@@ -541,6 +541,29 @@ fn an_mmap_and_a_munmap_of_two_threads_served_out_of_entry_order() {
     );
 }
 
+/// A hand-made capture whose exit snapshot is empty, as when a process is
+/// killed while a thread is held at `exit_group` (its memory is released
+/// before the snapshot is read): counted, not compared.
+#[test]
+fn an_empty_snapshot_is_not_compared() {
+    let cap = HandMade::new("empty_snapshot");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ killed by SIGTERM +++\n",
+    );
+    cap.layouts("3.100000", "");
+    cap.file("maps.100.2.exit", "");
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("snapshots=0 snapshots_pages_equal=0 final_layouts=0 ")
+            && stdout.contains("empty_snapshots=1 "),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture: a private mapping of /dev/zero keeps the file's
 /// name (the kernel's `mmap_zero` makes it anonymous memory but leaves the
 /// file), and a file mapping of a descriptor strace printed no path for

@@ -68,6 +68,10 @@ pub struct ProcResult {
     /// the layout of a program the trace did not start (strace's child at
     /// the wrapper's `execve`, or the wrapper), not compared.
     pub before_seed_snapshots: usize,
+    /// Snapshots whose maps were empty, not compared: a running process has
+    /// at least its program's mappings, so its memory was already gone
+    /// (the process was being killed while a thread was held at a stop).
+    pub empty_snapshots: usize,
     /// Stacks grown to the extent a snapshot showed ([`grow_stacks_as_shown`]).
     pub stack_growths: usize,
     /// Non-fixed `mmap`s and moving `mremap`s.
@@ -1142,6 +1146,10 @@ impl<'a> Replayer<'a> {
         } else {
             None
         };
+        if layout.as_ref().is_some_and(|(kernel, _)| kernel.is_empty()) {
+            self.proc_mut(s.tgid).empty_snapshots += 1;
+            return Ok(());
+        }
         if let (Some(Some(im)), Some((kernel, _))) =
             (idx.and_then(|i| self.spaces.get_mut(i)), &layout)
         {

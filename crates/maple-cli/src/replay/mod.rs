@@ -73,6 +73,7 @@ pub struct Totals {
     pub final_layouts: usize,
     pub final_boundaries_exact: usize,
     pub flag_diffs: usize,
+    pub empty_snapshots: usize,
     pub unreplayed: usize,
 }
 
@@ -88,6 +89,7 @@ fn totals(o: &Outcome) -> Totals {
         t.placement_misses += p.placement_misses;
         t.result_mismatches += p.result_mismatches;
         t.not_modelled += p.not_modelled.values().sum::<usize>();
+        t.empty_snapshots += p.empty_snapshots;
         for s in &p.snapshots {
             t.snapshots += 1;
             t.snapshots_pages_equal += (s.diff.pages_differ == 0) as usize;
@@ -135,6 +137,13 @@ fn report(o: &Outcome) -> String {
                 s,
                 "  {} stack growths (page faults, not in the trace) taken from snapshots",
                 p.stack_growths
+            );
+        }
+        if p.empty_snapshots > 0 {
+            let _ = writeln!(
+                s,
+                "  {} empty snapshots (the process's memory already released) not compared",
+                p.empty_snapshots
             );
         }
         if p.before_seed_snapshots > 0 {
@@ -187,7 +196,7 @@ fn report(o: &Outcome) -> String {
 /// The `summary:` line.
 fn summary_line(t: &Totals, secs: f64) -> String {
     format!(
-        "summary: processes={} calls={} placements={} placement_hits={} placement_hit_rate={} result_mismatches={} not_modelled={} snapshots={} snapshots_pages_equal={} final_layouts={} final_boundaries_exact={} vmflags_diffs={} unreplayed={} replay_seconds={:.3}",
+        "summary: processes={} calls={} placements={} placement_hits={} placement_hit_rate={} result_mismatches={} not_modelled={} snapshots={} snapshots_pages_equal={} final_layouts={} final_boundaries_exact={} vmflags_diffs={} empty_snapshots={} unreplayed={} replay_seconds={:.3}",
         t.processes,
         t.calls,
         t.placements,
@@ -200,6 +209,7 @@ fn summary_line(t: &Totals, secs: f64) -> String {
         t.final_layouts,
         t.final_boundaries_exact,
         t.flag_diffs,
+        t.empty_snapshots,
         t.unreplayed,
         secs
     )
