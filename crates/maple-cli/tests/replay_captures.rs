@@ -541,6 +541,45 @@ fn an_mmap_and_a_munmap_of_two_threads_served_out_of_entry_order() {
     );
 }
 
+/// A hand-made capture: a thread creates another on a stack it mapped
+/// (glibc writes the new thread's block at the stack's top before
+/// `clone3`), and the new thread maps a guard over the stack's bottom and
+/// makes it `PROT_NONE` while its creator makes one more call. The guard,
+/// never written, loses `VM_ACCOUNT` (the kernel's `mprotect_fixup`); had
+/// the stack's first write waited for its creator's next memory call, that
+/// write would have reached the guard first.
+#[test]
+fn a_stack_handed_to_a_new_thread_was_written_before_the_clone() {
+    let cap = HandMade::new("handed_stack");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 mmap(NULL, 1048576, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_STACK, -1, 0) = 0x7ffff7eff000\n\
+         2.100000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS, child_tid=0x7ffff7ffe990, stack=0x7ffff7eff000, stack_size=0xfff80, tls=0x7ffff7ffe6c0} => {parent_tid=[101]}, 88) = 101\n\
+         2.250000 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7efe000\n\
+         3.000000 exit_group(0) = ?\n\
+         3.500000 +++ exited with 0 +++\n",
+    );
+    cap.file(
+        "trace.101",
+        "2.200000 mmap(0x7ffff7eff000, 16384, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS, -1, 0) = 0x7ffff7eff000\n\
+         2.300000 mprotect(0x7ffff7eff000, 16384, PROT_NONE) = 0\n\
+         2.900000 +++ exited with 0 +++\n",
+    );
+    cap.layouts(
+        "3.100000",
+        "7ffff7efe000-7ffff7eff000 r--p 00000000 00:00 0 \n\
+         7ffff7eff000-7ffff7f03000 ---p 00000000 00:00 0 \n\
+         7ffff7f03000-7ffff7fff000 rw-p 00000000 00:00 0 \n",
+    );
+    cap.file("vmflags.100.2.exit", "7ffff7eff000-7ffff7f03000 mr mw me\n");
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("final_layouts=1 final_boundaries_exact=1 vmflags_diffs=0 "),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture whose exit snapshot is empty, as when a process is
 /// killed while a thread is held at `exit_group` (its memory is released
 /// before the snapshot is read): counted, not compared.

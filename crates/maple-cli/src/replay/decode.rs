@@ -521,6 +521,30 @@ pub fn open_mode(c: &Call) -> Option<(OpenMode, bool)> {
     Some((mode, words.contains(&"O_CLOEXEC")))
 }
 
+/// The addresses a `clone` / `clone3` call hands the new task and that its
+/// creator wrote before the call: the top of the given stack (its last
+/// byte; `child_stack=` is the top, `stack=` with `stack_size=` the bottom
+/// and size) and the thread block (`tls=`: glibc's `struct pthread`, at
+/// the top of the stacks it allocates). Empty when the call gives none.
+pub fn clone_written(c: &Call) -> Vec<u64> {
+    let all = c.args.join(",");
+    let field = |name: &str| {
+        all.split([',', '{', '}'])
+            .filter_map(|f| f.trim().strip_prefix(name)?.strip_prefix('='))
+            .find_map(parse_num)
+            .filter(|&v| v != 0)
+    };
+    let mut at = Vec::new();
+    if let Some(top) = field("child_stack") {
+        at.push(top - 1);
+    }
+    if let (Some(bottom), Some(size)) = (field("stack"), field("stack_size")) {
+        at.push(bottom.saturating_add(size) - 1);
+    }
+    at.extend(field("tls"));
+    at
+}
+
 /// The clone flags of a `clone` / `clone3` / `fork` / `vfork` call:
 /// `(shares the address space, is a thread)`.
 pub fn clone_kind(c: &Call) -> (bool, bool) {
@@ -755,6 +779,34 @@ mod tests {
             one("syscall_0x1ce(0x7ffff7da6000, 0x2000, 0, 0, 0x64, 0) = 0"),
             seal
         );
+    }
+
+    #[test]
+    fn a_clone_hands_its_stack_top_and_thread_block() {
+        let clone3 = parse_trace(
+            "t",
+            1,
+            "1.0 clone3({flags=CLONE_VM|CLONE_THREAD|CLONE_SETTLS, child_tid=0x7fffeffff990, stack=0x7fffefeff000, stack_size=0xfff80, tls=0x7fffeffff6c0} => {parent_tid=[4671]}, 88) = 4671\n",
+        )
+        .unwrap();
+        assert_eq!(
+            clone_written(&clone3[0]),
+            vec![0x7fff_efff_ef7f, 0x7fff_efff_f6c0]
+        );
+        let clone = parse_trace(
+            "t",
+            1,
+            "1.0 clone(child_stack=0x1f7d5a7c000, flags=CLONE_VM|CLONE_THREAD|CLONE_SETTLS, tls=0x1f7d5a90090) = 10040\n",
+        )
+        .unwrap();
+        assert_eq!(clone_written(&clone[0]), vec![0x1f7d5a7bfff, 0x1f7d5a90090]);
+        let fork = parse_trace(
+            "t",
+            1,
+            "1.0 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7ffff7dd2a10) = 9\n",
+        )
+        .unwrap();
+        assert!(clone_written(&fork[0]).is_empty());
     }
 
     #[test]

@@ -23,7 +23,8 @@ use maple_mm::{
 
 use super::compare::{compare, Diff};
 use super::decode::{
-    clone_kind, decode, fd_number, open_mode, NameArg, Op, MADVS, NOT_MODELLED, NO_LAYOUT_EFFECT,
+    clone_kind, clone_written, decode, fd_number, open_mode, NameArg, Op, MADVS, NOT_MODELLED,
+    NO_LAYOUT_EFFECT,
 };
 use super::exec_layout::exec_config;
 use super::first_writes::{touches, when_written, NextCall, PendingWrites, When, TOUCH_HEAP};
@@ -480,6 +481,15 @@ impl<'a> Replayer<'a> {
         }
         let parent = self.task_tgid.get(&c.tid).copied().unwrap_or(c.tid);
         let (vm, thread) = clone_kind(c);
+        if vm {
+            // The new task's stack and thread block were written first.
+            let written = clone_written(c);
+            let idx = self.proc_space.get(&parent).copied().flatten();
+            if let Some(Some(im)) = idx.and_then(|i| self.spaces.get_mut(i)) {
+                im.pending_writes
+                    .settle_handed(&mut im.img.space, c.tid, &written);
+            }
+        }
         if thread {
             self.task_tgid.insert(child, parent);
             return;

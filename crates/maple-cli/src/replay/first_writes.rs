@@ -7,8 +7,10 @@
 //! they map (malloc arenas, stacks, data segments), so the replay gives such
 //! a mapping the anon_vma of a write fault, not at once but when the trace
 //! shows the mapping thread has gone on to use it: before that thread's
-//! next memory call that is not a setup of the mapping, or before a fork or
-//! a snapshot. Three kinds of mapping wait longer ([`When`]).
+//! next memory call that is not a setup of the mapping, before a `clone`
+//! that hands a new thread a stack or thread block inside it
+//! ([`PendingWrites::settle_handed`]), or before a fork or a snapshot.
+//! Three kinds of mapping wait longer ([`When`]).
 
 use maple_mm::{AddressSpace, MapFlags, Prot, VmFlags};
 
@@ -174,6 +176,22 @@ impl PendingWrites {
             write_range(sp, p.start, p.end);
         }
         self.0 = kept;
+    }
+}
+
+impl PendingWrites {
+    /// Thread `tid` handed the addresses `written` to a new thread (its
+    /// stack and thread block, which it wrote first): the pending ranges it
+    /// mapped that hold one of them are written now.
+    pub(super) fn settle_handed(&mut self, sp: &mut AddressSpace, tid: u32, written: &[u64]) {
+        let holds =
+            |p: &PendingWrite| p.tid == tid && written.iter().any(|&a| p.start <= a && a < p.end);
+        let (due, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.0).into_iter().partition(holds);
+        self.0 = kept;
+        for p in due {
+            write_range(sp, p.start, p.end);
+        }
     }
 }
 
