@@ -580,6 +580,65 @@ fn a_stack_handed_to_a_new_thread_was_written_before_the_clone() {
     );
 }
 
+/// A hand-made capture: memory committed by `mprotect` into a `PROT_NONE`
+/// reservation (as glibc grows an arena and Chromium's allocator commits)
+/// was written before a fork, so the child's copy has a forked anon_vma:
+/// the next commit beside it does not merge with it in the child (the
+/// kernel's `is_mergeable_anon_vma` refuses a fork child as target), as it
+/// does in the parent.
+#[test]
+fn memory_committed_by_mprotect_was_written_before_a_fork() {
+    let cap = HandMade::new("mprotect_commit");
+    let commit =
+        |t: &str| format!("{t} mprotect(0x7ffff7f0f000, 65536, PROT_READ|PROT_WRITE) = 0\n");
+    cap.file(
+        "trace.100",
+        &format!(
+            "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+             2.000000 mmap(NULL, 1048576, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE, -1, 0) = 0x7ffff7eff000\n\
+             2.100000 mprotect(0x7ffff7eff000, 65536, PROT_READ|PROT_WRITE) = 0\n\
+             2.200000 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7ffff7dd2a10) = 101\n\
+             {}\
+             3.000000 exit_group(0) = ?\n\
+             3.500000 +++ exited with 0 +++\n",
+            commit("2.300000")
+        ),
+    );
+    cap.file(
+        "trace.101",
+        &format!(
+            "{}\
+             2.600000 exit_group(0) = ?\n\
+             2.700000 +++ exited with 0 +++\n",
+            commit("2.250000")
+        ),
+    );
+    let rest = "7ffff7f1f000-7ffff7fff000 ---p 00000000 00:00 0 \n";
+    cap.file("maps.100.1.execexit", &format!("{PROG}{STACK}"));
+    cap.file(
+        "maps.100.2.exit",
+        &format!("{PROG}7ffff7eff000-7ffff7f1f000 rw-p 00000000 00:00 0 \n{rest}{STACK}"),
+    );
+    cap.file(
+        "maps.101.1.exit",
+        &format!(
+            "{PROG}7ffff7eff000-7ffff7f0f000 rw-p 00000000 00:00 0 \n\
+             7ffff7f0f000-7ffff7f1f000 rw-p 00000000 00:00 0 \n{rest}{STACK}"
+        ),
+    );
+    cap.file(
+        "snapshots.tsv",
+        "1.100000\t100\t100\t1\texecexit\n\
+         2.650000\t101\t101\t1\texit\n\
+         3.100000\t100\t100\t2\texit\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("final_layouts=2 final_boundaries_exact=2 "),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture whose exit snapshot is empty, as when a process is
 /// killed while a thread is held at `exit_group` (its memory is released
 /// before the snapshot is read): counted, not compared.

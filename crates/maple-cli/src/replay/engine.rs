@@ -927,6 +927,14 @@ impl<'a> Replayer<'a> {
                     return None;
                 }
                 let m = sp.pkey_mprotect(addr, len, prot, pkey);
+                if next.commits() && m.is_ok() && c.ret == Ret::Val(0) {
+                    im.pending_writes.add(
+                        c.tid,
+                        addr,
+                        addr.saturating_add(len),
+                        When::AfterCommits,
+                    );
+                }
                 self.check_status(tgid, c, &m);
             }
             Op::Madvise { addr, len, advice } => {

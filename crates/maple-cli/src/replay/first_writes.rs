@@ -28,8 +28,8 @@ pub(super) enum When {
     /// thread stacks (a guard made `PROT_NONE` right after the `mmap` loses
     /// `VM_ACCOUNT`) need that order.
     NextUse,
-    /// Memory committed into a reservation ([`commits_reserved`]): after the
-    /// run of commits, at the thread's first memory call that is neither a
+    /// Memory committed into a reservation ([`commits_reserved`], or
+    /// [`commits_by_mprotect`]): after the run of commits, at the thread's first memory call that is neither a
     /// commit nor an `mprotect` making the range non-writable. Runtimes
     /// commit reserved address space piecewise (a JVM's heap, card table
     /// and mark bitmaps, page by page) before using any of it, and the
@@ -107,6 +107,12 @@ impl NextCall {
                     (0, 0)
                 };
                 (setup, span(addr, len), false, ends_relocation(addr, prot))
+            }
+            Op::Mprotect {
+                addr, len, prot, ..
+            } => {
+                let commit = commits_by_mprotect(sp, addr, len, prot);
+                ((0, 0), (0, 0), commit, false)
             }
             Op::Mmap {
                 addr, len, flags, ..
@@ -258,6 +264,17 @@ fn commits_reserved(sp: &AddressSpace, addr: u64, len: u64) -> bool {
         }
     }
     len > 0
+}
+
+/// Whether an `mprotect(addr, len, prot)` commits memory inside a
+/// reservation: it makes writable private anonymous memory that is all
+/// `PROT_NONE` (glibc's arenas and thread stacks, Chromium's
+/// PartitionAlloc and V8 commit so). Such memory is written after the run
+/// of commits, as by a `MAP_FIXED` commit ([`When::AfterCommits`]).
+pub(super) fn commits_by_mprotect(sp: &AddressSpace, addr: u64, len: u64, prot: Prot) -> bool {
+    prot.contains(Prot::WRITE)
+        && commits_reserved(sp, addr, len)
+        && sp.vma_at(addr).is_some_and(|v| !v.is_shared())
 }
 
 /// Whether a private anonymous `MAP_FIXED` `mmap` at `addr` is how the
