@@ -541,6 +541,40 @@ fn an_mmap_and_a_munmap_of_two_threads_served_out_of_entry_order() {
     );
 }
 
+/// A hand-made capture: a thread's `mmap` got the place another thread's
+/// `mremap`, entered after it, moved a mapping away from: the `mremap` was
+/// served first.
+#[test]
+fn an_mmap_served_after_a_later_mremap_moved_away() {
+    let cap = HandMade::new("mremap_first");
+    cap.file(
+        "trace.100",
+        "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+         2.000000 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}, 88) = 101\n\
+         2.500000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         3.000100 mremap(0x7ffff7ffe000, 4096, 4096, MREMAP_MAYMOVE|MREMAP_FIXED, 0x7ffff7ff0000) = 0x7ffff7ff0000\n\
+         4.000000 exit_group(0) = ?\n\
+         4.500000 +++ exited with 0 +++\n",
+    );
+    cap.file(
+        "trace.101",
+        "3.000000 mmap(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7ffe000\n\
+         3.900000 +++ exited with 0 +++\n",
+    );
+    cap.layouts(
+        "3.950000",
+        "7ffff7ff0000-7ffff7ff1000 rw-p 00000000 00:00 0 \n\
+         7ffff7ffe000-7ffff7fff000 rw-p 00000000 00:00 0 \n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("placements=2 placement_hits=2 ")
+            && stdout.contains("result_mismatches=0 ")
+            && stdout.contains("final_layouts=1 final_boundaries_exact=1"),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture: a thread creates another on a stack it mapped
 /// (glibc writes the new thread's block at the stack's top before
 /// `clone3`), and the new thread maps a guard over the stack's bottom and

@@ -8,7 +8,8 @@
 //! results then show which order it served:
 //!
 //! - another thread's later non-fixed `mmap` got the place the model chose,
-//!   or its later `munmap` freed the place the kernel chose: that call went
+//!   or its later `munmap` (or `mremap` moving or shrinking a mapping) freed
+//!   the place the kernel chose: that call went
 //!   first ([`raced_with`]), with what its thread did before it
 //!   ([`served_before`]);
 //! - another thread's earlier `munmap` freed the place the model chose: the
@@ -34,9 +35,9 @@ pub(super) const RACE_WINDOW: Micros = 20_000;
 /// entered after call `i` (within [`RACE_WINDOW`], and before call `i`'s
 /// thread made its next call, so call `i` may not have been done yet) and
 /// either is a non-fixed `mmap` the kernel put where the model placed call
-/// `i` (`model..model + len`), or a `munmap` that freed part of where the
-/// kernel put call `i` (`kernel..kernel + len`) that is still mapped in the
-/// model: `taken(start, end)` tells whether the model has memory in
+/// `i` (`model..model + len`), or a `munmap` or `mremap` that freed part of
+/// where the kernel put call `i` (`kernel..kernel + len`) that is still
+/// mapped in the model: `taken(start, end)` tells whether the model has memory in
 /// `start..end` (without call `i`'s).
 pub(super) fn raced_with(
     cap: &Capture,
@@ -64,11 +65,11 @@ pub(super) fn raced_with(
                 let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
                 !fixed && overlap((at, blen), (model, len))
             }
-            Ok(Some(Op::Munmap { addr, len: ulen })) => {
+            Ok(Some(op)) => freed_by(&op, at).is_some_and(|(addr, flen)| {
                 let start = addr.max(kernel);
-                let end = addr.saturating_add(ulen).min(kernel.saturating_add(len));
+                let end = addr.saturating_add(flen).min(kernel.saturating_add(len));
                 start < end && taken(start, end)
-            }
+            }),
             _ => false,
         };
         if first {
@@ -76,6 +77,23 @@ pub(super) fn raced_with(
         }
     }
     None
+}
+
+/// The range (start and length) a successful call that returned `ret`
+/// freed: a `munmap`'s, the source of an `mremap` that moved, the tail an
+/// `mremap` shrank off.
+fn freed_by(op: &Op, ret: u64) -> Option<(u64, u64)> {
+    match *op {
+        Op::Munmap { addr, len } => Some((addr, len)),
+        Op::Mremap { old, old_len, .. } if ret != old => Some((old, old_len)),
+        Op::Mremap {
+            old,
+            old_len,
+            new_len,
+            ..
+        } if new_len < old_len => Some((old.saturating_add(new_len), old_len - new_len)),
+        _ => None,
+    }
 }
 
 /// Whether two ranges, each a start and a length, share an index.
