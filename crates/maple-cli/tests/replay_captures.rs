@@ -10,13 +10,20 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 41] = [
+const FIGURES: [(&str, [usize; 10]); 44] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     // cargo and two rustc probes (rustc -vV and the target query), the
     // second racing twice: a new thread's stack mmap served before a
     // munmap of another thread that entered first, and one served after a
     // munmap that entered later (--offline: cargo then fails, rc 101).
     ("cargo_metadata", [4, 417, 94, 94, 0, 0, 8, 8, 4, 4]),
+    // Chromium (--headless --dump-dom, --state-calls; 30 processes): its
+    // allocator commits reserved memory by mprotect before forking
+    // renderers (whose later commits beside it do not merge), a thread's
+    // mmap served after another's mremap moved a mapping away, four
+    // processes killed while held at a stop (empty snapshots), and one
+    // munmap without a result (killed mid-call).
+    ("chromium_headless", [30, 9455, 1653, 1653, 0, 1, 44, 44, 27, 27]),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // Go 1.24's getrandom state: mmap(MAP_DROPPABLE), which strace 6.1
     // prints as `0x8 /* MAP_??? */`.
@@ -38,12 +45,17 @@ const FIGURES: [(&str, [usize; 10]); 41] = [
     // The Go runtime: heap arenas mapped, then merged by madvise before
     // their first write (the replay's deferred first writes).
     ("go_version", [1, 27, 17, 17, 0, 0, 1, 1, 1, 1]),
+    // A JVM dumping a class-data archive: its threads' stacks are handed to
+    // them (clone3) before they map guard pages over the stacks' bottoms.
+    ("java_cds_dump", [1, 8673, 86, 86, 0, 0, 1, 1, 1, 1]),
     // A JVM with the parallel collector and three GC threads.
     ("java_parallel", [1, 365, 90, 90, 0, 0, 1, 1, 1, 1]),
     // A JVM: memory committed page by page into reservations (MAP_FIXED
     // over PROT_NONE) is written after the run of commits; its thread
     // stacks' guards are set up by the stack's own thread.
     ("java_version", [1, 875, 86, 86, 0, 0, 1, 1, 1, 1]),
+    // A JVM with ZGC: its heap is a memfd mapped several times.
+    ("java_zgc", [1, 440, 89, 89, 0, 0, 1, 1, 1, 1]),
     // javac, then a JVM running 3 threads: heap, card table and bitmaps
     // committed page by page into reservations.
     ("javac_threads", [3, 2041, 198, 198, 0, 0, 5, 5, 3, 3]),
