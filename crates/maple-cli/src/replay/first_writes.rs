@@ -29,8 +29,9 @@ pub(super) enum When {
     /// `VM_ACCOUNT`) need that order.
     NextUse,
     /// Memory committed into a reservation ([`commits_reserved`], or
-    /// [`commits_by_mprotect`]): after the run of commits, at the thread's first memory call that is neither a
-    /// commit nor an `mprotect` making the range non-writable. Runtimes
+    /// [`commits_by_mprotect`]): after the run of commits, at the thread's
+    /// first memory call that is neither a commit nor an `mprotect` making
+    /// the range non-writable. Runtimes
     /// commit reserved address space piecewise (a JVM's heap, card table
     /// and mark bitmaps, page by page) before using any of it, and the
     /// kernel merges adjacent commits of the run into one VMA, which two
