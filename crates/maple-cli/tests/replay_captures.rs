@@ -23,7 +23,10 @@ const FIGURES: [(&str, [usize; 10]); 44] = [
     // mmap served after another's mremap moved a mapping away, four
     // processes killed while held at a stop (empty snapshots), and one
     // munmap without a result (killed mid-call).
-    ("chromium_headless", [30, 9455, 1653, 1653, 0, 1, 44, 44, 27, 27]),
+    (
+        "chromium_headless",
+        [30, 9455, 1653, 1653, 0, 1, 44, 44, 27, 27],
+    ),
     ("churn12k", [1, 11951, 4004, 4004, 0, 0, 1, 1, 1, 1]),
     // Go 1.24's getrandom state: mmap(MAP_DROPPABLE), which strace 6.1
     // prints as `0x8 /* MAP_??? */`.
@@ -681,6 +684,47 @@ fn memory_committed_by_mprotect_was_written_before_a_fork() {
     let stdout = cap.replay();
     assert!(
         stdout.contains("final_layouts=2 final_boundaries_exact=2 "),
+        "{stdout}"
+    );
+}
+
+/// A hand-made capture: a run of commits into a reservation (as a JVM's
+/// Metaspace commits its chunks) whose later commit fills a hole below an
+/// earlier one of the run. The earlier one was in use before (a runtime
+/// commits out of order what it allocates as it goes), so it does not
+/// merge with the commit below it, which merges with the written memory
+/// under it.
+#[test]
+fn a_commit_below_an_earlier_one_of_its_run_finds_it_written() {
+    let cap = HandMade::new("commit_below");
+    let commit = |t: &str, at: &str| {
+        format!("{t} mmap({at}, 65536, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS, -1, 0) = {at}\n")
+    };
+    cap.file(
+        "trace.100",
+        &format!(
+            "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+             2.000000 mmap(NULL, 1048576, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE, -1, 0) = 0x7ffff7eff000\n\
+             {}\
+             2.200000 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7efe000\n\
+             {}{}\
+             3.000000 exit_group(0) = ?\n\
+             3.500000 +++ exited with 0 +++\n",
+            commit("2.100000", "0x7ffff7eff000"),
+            commit("2.300000", "0x7ffff7f1f000"),
+            commit("2.400000", "0x7ffff7f0f000"),
+        ),
+    );
+    cap.layouts(
+        "3.100000",
+        "7ffff7efe000-7ffff7eff000 r--p 00000000 00:00 0 \n\
+         7ffff7eff000-7ffff7f1f000 rw-p 00000000 00:00 0 \n\
+         7ffff7f1f000-7ffff7f2f000 rw-p 00000000 00:00 0 \n\
+         7ffff7f2f000-7ffff7fff000 ---p 00000000 00:00 0 \n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("final_layouts=1 final_boundaries_exact=1 "),
         "{stdout}"
     );
 }

@@ -37,7 +37,10 @@ pub(super) enum When {
     /// kernel merges adjacent commits of the run into one VMA, which two
     /// VMAs written apart (two anon_vmas) would prevent; committed memory
     /// made read-only before its first use (a JVM's safepoint polling page)
-    /// was never written.
+    /// was never written. A commit that fills a hole just below a range of
+    /// the run shows that range was in use already (a runtime that commits
+    /// out of order, as a JVM's Metaspace does its chunks, allocates as it
+    /// goes): it is written then.
     AfterCommits,
     /// The zero-filled end of a library's data segment (its `.bss`), mapped
     /// by the dynamic loader ([`loader_bss`]): after the loader has
@@ -78,6 +81,8 @@ pub(super) struct NextCall {
     unwritable: (u64, u64),
     /// Whether it commits reserved memory.
     commit: bool,
+    /// The range it commits.
+    committed: (u64, u64),
     /// Whether it is a RELRO `mprotect` that ends the loader's relocations.
     relro: bool,
 }
@@ -97,8 +102,8 @@ impl NextCall {
                 && loader_relro.is_none_or(|(start, end)| start <= addr && addr < end)
         };
         let span = |addr: u64, len: u64| (addr, addr.saturating_add(len));
-        let (setup, unwritable, commit, relro) = match *op {
-            Op::Madvise { addr, len, .. } => (span(addr, len), (0, 0), false, false),
+        let (setup, unwritable, committed, relro) = match *op {
+            Op::Madvise { addr, len, .. } => (span(addr, len), (0, 0), None, false),
             Op::Mprotect {
                 addr, len, prot, ..
             } if !prot.contains(Prot::WRITE) => {
@@ -107,13 +112,13 @@ impl NextCall {
                 } else {
                     (0, 0)
                 };
-                (setup, span(addr, len), false, ends_relocation(addr, prot))
+                (setup, span(addr, len), None, ends_relocation(addr, prot))
             }
             Op::Mprotect {
                 addr, len, prot, ..
             } => {
                 let commit = commits_by_mprotect(sp, addr, len, prot);
-                ((0, 0), (0, 0), commit, false)
+                ((0, 0), (0, 0), commit.then(|| span(addr, len)), false)
             }
             Op::Mmap {
                 addr, len, flags, ..
@@ -121,15 +126,16 @@ impl NextCall {
                 let commit = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE)
                     && flags.contains(MapFlags::ANONYMOUS)
                     && commits_reserved(sp, addr, len);
-                ((0, 0), (0, 0), commit, false)
+                ((0, 0), (0, 0), commit.then(|| span(addr, len)), false)
             }
-            _ => ((0, 0), (0, 0), false, false),
+            _ => ((0, 0), (0, 0), None, false),
         };
         NextCall {
             tid,
             setup,
             unwritable,
-            commit,
+            commit: committed.is_some(),
+            committed: committed.unwrap_or((0, 0)),
             relro,
         }
     }
@@ -209,7 +215,9 @@ fn waits(p: &PendingWrite, n: &NextCall) -> bool {
         || hits(n.setup)
         || match p.when {
             When::NextUse => false,
-            When::AfterCommits => n.commit || hits(n.unwritable),
+            // A commit just below the range, filling a hole under it: the
+            // range was in use before the run went on.
+            When::AfterCommits => (n.commit && n.committed.1 != p.start) || hits(n.unwritable),
             When::AfterRelocation { relocated } => !relocated || n.relro,
         }
 }
