@@ -32,13 +32,17 @@ pub(super) const RACE_WINDOW: Micros = 20_000;
 
 /// The call of another thread of the same process that the kernel served
 /// before `mmap` call `i`, if the trace shows such a race: a call that
-/// entered after call `i` (within [`RACE_WINDOW`], and before call `i`'s
-/// thread made its next call, so call `i` may not have been done yet) and
-/// either is a non-fixed `mmap` the kernel put where the model placed call
-/// `i` (`model..model + len`), or a `munmap` or `mremap` that freed part of
-/// where the kernel put call `i` (`kernel..kernel + len`) that is still
-/// mapped in the model: `taken(start, end)` tells whether the model has memory in
-/// `start..end` (without call `i`'s).
+/// entered after call `i` (within [`RACE_WINDOW`]) and either is a
+/// non-fixed `mmap` the kernel put where the model placed call `i`
+/// (`model..model + len`), entered before call `i`'s thread made its next
+/// call (so call `i` may not have been done yet), or a `munmap` or
+/// `mremap` that freed part of where the kernel put call `i` (`kernel..
+/// kernel + len`) that is still mapped in the model (`taken(start, end)`
+/// tells whether the model has memory in `start..end`, without call
+/// `i`'s). The latter is evidence even after call `i`'s thread went on:
+/// the kernel puts a non-fixed `mmap` only where nothing is, and strace
+/// stamps a call's entry when it gets to it, on a busy machine up to a
+/// millisecond or more after another thread's later call.
 pub(super) fn raced_with(
     cap: &Capture,
     task_tgid: &HashMap<u32, u32>,
@@ -50,9 +54,15 @@ pub(super) fn raced_with(
     let a = &cap.calls[i];
     let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
     let tgid = tgid_of(a.tid);
+    // Whether call `i`'s thread has made its next call.
+    let mut went_on = false;
     for (j, b) in cap.calls.iter().enumerate().skip(i + 1) {
-        if b.time > a.time + RACE_WINDOW || b.tid == a.tid {
+        if b.time > a.time + RACE_WINDOW {
             return None;
+        }
+        if b.tid == a.tid {
+            went_on = true;
+            continue;
         }
         let Ret::Val(at) = b.ret else { continue };
         if tgid_of(b.tid) != tgid {
@@ -63,7 +73,7 @@ pub(super) fn raced_with(
                 flags, len: blen, ..
             })) => {
                 let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
-                !fixed && overlap((at, blen), (model, len))
+                !went_on && !fixed && overlap((at, blen), (model, len))
             }
             Ok(Some(op)) => freed_by(&op, at).is_some_and(|(addr, flen)| {
                 let start = addr.max(kernel);
