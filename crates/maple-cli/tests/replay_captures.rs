@@ -571,6 +571,58 @@ fn an_mmap_and_a_munmap_of_two_threads_served_out_of_entry_order() {
     );
 }
 
+/// A hand-made capture: a race of three threads. Thread 101's `mmap`
+/// entered first but was served after two `mmap`s of the main thread, the
+/// first of which got the page thread 102's `munmap`, entered between
+/// them, freed: that `munmap` goes first too.
+#[test]
+fn a_call_served_after_another_threads_calls_and_the_munmap_they_needed() {
+    let cap = HandMade::new("three_threads");
+    let map = |t: &str, at: &str| {
+        format!("{t} mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = {at}\n")
+    };
+    let clone = |t: &str, child: u32| {
+        format!("{t} clone3({{flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, stack=0x1, stack_size=0x2}}, 88) = {child}\n")
+    };
+    cap.file(
+        "trace.100",
+        &format!(
+            "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+             {}{}{}{}{}\
+             4.000000 exit_group(0) = ?\n\
+             4.500000 +++ exited with 0 +++\n",
+            clone("2.000000", 101),
+            clone("2.100000", 102),
+            map("2.500000", "0x7ffff7ffe000"),
+            map("3.000200", "0x7ffff7ffe000"),
+            map("3.000300", "0x7ffff7ffd000"),
+        ),
+    );
+    cap.file(
+        "trace.101",
+        &format!(
+            "{}3.900000 +++ exited with 0 +++\n",
+            map("3.000000", "0x7ffff7ffc000")
+        ),
+    );
+    cap.file(
+        "trace.102",
+        "3.000100 munmap(0x7ffff7ffe000, 4096) = 0\n\
+         3.900000 +++ exited with 0 +++\n",
+    );
+    cap.layouts(
+        "3.950000",
+        "7ffff7ffc000-7ffff7fff000 r--p 00000000 00:00 0 \n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("placements=4 placement_hits=4 ")
+            && stdout.contains("result_mismatches=0 ")
+            && stdout.contains("final_layouts=1 final_boundaries_exact=1"),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture: a thread's `mmap` got the place another thread's
 /// `mremap`, entered after it, moved a mapping away from: the `mremap` was
 /// served first.

@@ -1275,7 +1275,7 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
                     // then placed again, and may meet another race.
                     let mut races = 0;
                     while let Some(j) = r.memory_call(i, c, op.clone(), races < MAX_RACES) {
-                        let first = served_before(cap, i, j, &done_early);
+                        let first = served_before(cap, &r.task_tgid, i, j, &done_early);
                         if first.is_empty() {
                             // Already applied: place call `i` as it comes.
                             races = MAX_RACES;

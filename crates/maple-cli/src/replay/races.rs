@@ -10,8 +10,8 @@
 //! - another thread's later non-fixed `mmap` got the place the model chose,
 //!   or its later `munmap` (or `mremap` moving or shrinking a mapping) freed
 //!   the place the kernel chose: that call went
-//!   first ([`raced_with`]), with what its thread did before it
-//!   ([`served_before`]);
+//!   first ([`raced_with`]), with what its thread did before it and what
+//!   a third thread freed for it ([`served_before`]);
 //! - another thread's earlier `munmap` freed the place the model chose: the
 //!   kernel may have served the `mmap` before it ([`unmap_served_later`]),
 //!   and the replay places the `mmap` again with the unmapped VMAs stood in
@@ -192,27 +192,56 @@ pub(super) const MAX_RACES: usize = 64;
 /// The calls to apply before call `i`, now that call `j` of another thread
 /// is known to have been served first ([`raced_with`]): `j`, and before it
 /// the memory calls its thread made after call `i` entered (a thread's
-/// calls are served in its order, so those were served first too). When
-/// one of those is not a memory call (a descriptor, `clone` or `execve`),
-/// only `j` goes first, as it went before.
+/// calls are served in its order, so those were served first too), with
+/// each call of a third thread between call `i` and `j` that freed memory
+/// the kernel gave one of those `mmap`s (it was served before that one).
+/// In entry order. When one of `j`'s thread's calls is not a memory call
+/// (a descriptor, `clone` or `execve`), only `j` goes first.
 pub(super) fn served_before(
     cap: &Capture,
+    task_tgid: &HashMap<u32, u32>,
     i: usize,
     j: usize,
     done: &HashSet<usize>,
 ) -> Vec<usize> {
-    let tid = cap.calls[j].tid;
+    let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
+    let (waiting, tid) = (cap.calls[i].tid, cap.calls[j].tid);
+    let is_memory = |k: usize| matches!(decode(&cap.calls[k]), Ok(Some(_)));
     let mine: Vec<usize> = (i + 1..=j)
         .filter(|&k| cap.calls[k].tid == tid && !done.contains(&k))
         .collect();
-    let all_memory = mine
-        .iter()
-        .all(|&k| matches!(decode(&cap.calls[k]), Ok(Some(_))));
-    if all_memory {
-        mine
-    } else if done.contains(&j) {
-        Vec::new()
-    } else {
-        vec![j]
+    if !mine.iter().all(|&k| is_memory(k)) {
+        return if done.contains(&j) {
+            Vec::new()
+        } else {
+            vec![j]
+        };
     }
+    // Where the kernel put the non-fixed `mmap`s of `j`'s thread.
+    let placed: Vec<(u64, u64)> = mine
+        .iter()
+        .filter_map(|&k| match (decode(&cap.calls[k]), &cap.calls[k].ret) {
+            (Ok(Some(Op::Mmap { len, flags, .. })), Ret::Val(at))
+                if !flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE) =>
+            {
+                Some((*at, len))
+            }
+            _ => None,
+        })
+        .collect();
+    let others = (i + 1..j).filter(|&k| {
+        let c = &cap.calls[k];
+        let freed = match (decode(c), &c.ret) {
+            (Ok(Some(op)), Ret::Val(ret)) => freed_by(&op, *ret),
+            _ => None,
+        };
+        c.tid != tid
+            && c.tid != waiting
+            && tgid_of(c.tid) == tgid_of(waiting)
+            && !done.contains(&k)
+            && freed.is_some_and(|f| placed.iter().any(|&p| overlap(f, p)))
+    });
+    let mut all: Vec<usize> = mine.into_iter().chain(others).collect();
+    all.sort_unstable();
+    all
 }
