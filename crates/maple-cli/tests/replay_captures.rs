@@ -796,6 +796,59 @@ fn a_commit_below_an_earlier_one_of_its_run_finds_it_written() {
     );
 }
 
+/// A hand-made capture: a pool of stacks in one mapping (as Ruby makes its
+/// fibers'), each guard page made after the stack below it was put to use:
+/// the first guard loses `VM_ACCOUNT` (nothing was written yet), the next
+/// ones keep it. And one stack with guards at both ends (as Valgrind makes
+/// its threads'), written only later: both guards lose it.
+#[test]
+fn a_guard_inside_a_pool_of_stacks_finds_the_stack_below_it_in_use() {
+    let cap = HandMade::new("stack_pool");
+    let guard = |t: &str, at: &str| format!("{t} mprotect({at}, 4096, PROT_NONE) = 0\n");
+    cap.file(
+        "trace.100",
+        &format!(
+            "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+             2.000000 mmap(NULL, 196608, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7fcf000\n\
+             {}{}{}\
+             2.400000 mmap(0x7ffff7e00000, 65536, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7ffff7e00000\n\
+             {}{}\
+             3.000000 exit_group(0) = ?\n\
+             3.500000 +++ exited with 0 +++\n",
+            guard("2.100000", "0x7ffff7fcf000"),
+            guard("2.200000", "0x7ffff7fdf000"),
+            guard("2.300000", "0x7ffff7fef000"),
+            guard("2.500000", "0x7ffff7e00000"),
+            guard("2.600000", "0x7ffff7e0f000"),
+        ),
+    );
+    cap.layouts(
+        "3.100000",
+        "7ffff7e00000-7ffff7e01000 ---p 00000000 00:00 0 \n\
+         7ffff7e01000-7ffff7e0f000 rw-p 00000000 00:00 0 \n\
+         7ffff7e0f000-7ffff7e10000 ---p 00000000 00:00 0 \n\
+         7ffff7fcf000-7ffff7fd0000 ---p 00000000 00:00 0 \n\
+         7ffff7fd0000-7ffff7fdf000 rw-p 00000000 00:00 0 \n\
+         7ffff7fdf000-7ffff7fe0000 ---p 00000000 00:00 0 \n\
+         7ffff7fe0000-7ffff7fef000 rw-p 00000000 00:00 0 \n\
+         7ffff7fef000-7ffff7ff0000 ---p 00000000 00:00 0 \n\
+         7ffff7ff0000-7ffff7fff000 rw-p 00000000 00:00 0 \n",
+    );
+    cap.file(
+        "vmflags.100.2.exit",
+        "7ffff7e00000-7ffff7e01000 mr mw me\n\
+         7ffff7e0f000-7ffff7e10000 mr mw me\n\
+         7ffff7fcf000-7ffff7fd0000 mr mw me\n\
+         7ffff7fdf000-7ffff7fe0000 mr mw me ac\n\
+         7ffff7fef000-7ffff7ff0000 mr mw me ac\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("final_layouts=1 final_boundaries_exact=1 vmflags_diffs=0 "),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture whose exit snapshot is empty, as when a process is
 /// killed while a thread is held at `exit_group` (its memory is released
 /// before the snapshot is read): counted, not compared.

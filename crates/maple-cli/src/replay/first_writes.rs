@@ -23,7 +23,9 @@ pub(super) const TOUCH_HEAP: bool = true;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum When {
     /// Before the thread's next memory call that does not set the range up
-    /// (a guard page made `PROT_NONE`, an `madvise`: [`NextCall::setup`]).
+    /// (a guard page made `PROT_NONE`, an `madvise`: [`NextCall::setup`];
+    /// a second guard inside the range is use, not setup: see
+    /// [`PendingWrites::settle`]).
     /// A Go heap arena (merged with its neighbour by `madvise`) and a JVM's
     /// thread stacks (a guard made `PROT_NONE` right after the `mmap` loses
     /// `VM_ACCOUNT`) need that order.
@@ -68,6 +70,8 @@ struct PendingWrite {
     start: u64,
     end: u64,
     when: When,
+    /// Whether that thread made a guard page in it (`mprotect(PROT_NONE)`).
+    guarded: bool,
 }
 
 /// What a thread's memory call, about to be applied, tells of the pending
@@ -77,6 +81,8 @@ pub(super) struct NextCall {
     tid: u32,
     /// The range it sets up (not written yet).
     setup: (u64, u64),
+    /// Whether that is a guard page (`mprotect(PROT_NONE)`).
+    guard: bool,
     /// The range it makes non-writable.
     unwritable: (u64, u64),
     /// Whether it commits reserved memory.
@@ -134,6 +140,7 @@ impl NextCall {
             tid,
             setup,
             unwritable,
+            guard: matches!(op, Op::Mprotect { prot, .. } if *prot == Prot::NONE),
             commit: committed.is_some(),
             committed: committed.unwrap_or((0, 0)),
             relro,
@@ -164,6 +171,7 @@ impl PendingWrites {
             start,
             end,
             when,
+            guarded: false,
         });
     }
 
@@ -181,7 +189,14 @@ impl PendingWrites {
                 {
                     p.when = When::AfterRelocation { relocated: true };
                 }
-                if waits(&p, &n) {
+                // A second guard inside the range (not at its end, where a
+                // stack's upper guard goes, as Valgrind puts one) divides
+                // it into stacks: a pool of stacks, each put to use as soon
+                // as its guard is made, as Ruby's fibers are.
+                let guard = p.tid == n.tid && n.guard && p.start < n.setup.1 && n.setup.0 < p.end;
+                let divides = guard && p.guarded && n.setup.1 < p.end;
+                if !divides && waits(&p, &n) {
+                    p.guarded |= guard;
                     kept.push(p);
                     continue;
                 }
