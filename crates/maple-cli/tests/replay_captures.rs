@@ -849,6 +849,48 @@ fn a_guard_inside_a_pool_of_stacks_finds_the_stack_below_it_in_use() {
     );
 }
 
+/// A hand-made capture without the opens traced: a JIT's two views of one
+/// memfd, executable then writable, made one after the other (as Erlang's
+/// BEAM makes them). The writable view shows the descriptor open
+/// read-write, so the executable one, shared, may become writable
+/// (`VM_MAYWRITE`, `mw`) and stays `VM_SHARED` (`sh`).
+#[test]
+fn a_shared_view_followed_by_a_writable_one_is_of_a_read_write_descriptor() {
+    let cap = HandMade::new("jit_views");
+    let view = |t: &str, prot: &str, at: &str| {
+        format!("{t} mmap(NULL, 1048576, {prot}, MAP_SHARED, 17</memfd:vmem>(deleted), 0) = {at}\n")
+    };
+    cap.file(
+        "trace.100",
+        &format!(
+            "1.000000 execve(\"/bin/x\", [\"x\"], 0x7ffe /* 1 var */) = 0 (DELAYED)\n\
+             {}{}\
+             3.000000 exit_group(0) = ?\n\
+             3.500000 +++ exited with 0 +++\n",
+            view("2.000000", "PROT_READ|PROT_EXEC", "0x7ffff7eff000"),
+            view("2.100000", "PROT_READ|PROT_WRITE", "0x7ffff7dff000"),
+        ),
+    );
+    let name = "/memfd:vmem (deleted)";
+    cap.layouts(
+        "3.100000",
+        &format!(
+            "7ffff7dff000-7ffff7eff000 rw-s 00000000 00:01 5                          {name}\n\
+             7ffff7eff000-7ffff7fff000 r-xs 00000000 00:01 5                          {name}\n"
+        ),
+    );
+    cap.file(
+        "vmflags.100.2.exit",
+        "7ffff7dff000-7ffff7eff000 rd wr sh mr mw me ms\n\
+         7ffff7eff000-7ffff7fff000 rd ex sh mr mw me ms\n",
+    );
+    let stdout = cap.replay();
+    assert!(
+        stdout.contains("final_layouts=1 final_boundaries_exact=1 vmflags_diffs=0 "),
+        "{stdout}"
+    );
+}
+
 /// A hand-made capture whose exit snapshot is empty, as when a process is
 /// killed while a thread is held at `exit_group` (its memory is released
 /// before the snapshot is read): counted, not compared.

@@ -215,7 +215,9 @@ const DEV_ZERO: &str = "/dev/zero";
 /// the opens (the default format) does not tell: then a shared mapping
 /// without `PROT_WRITE` is assumed to be of a file opened read-only (what
 /// programs do for caches and locale files), any other of one opened
-/// read-write. Its file system aligns mappings to 2 MiB as
+/// read-write (the caller's `known` also says read-write when the thread's
+/// next call maps the descriptor shared and writable:
+/// [`Replayer::mapped_writable_next`]). Its file system aligns mappings to 2 MiB as
 /// [`thp_aligned_path`] says.
 fn open_file(
     id: FileId,
@@ -622,6 +624,39 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    /// Read-write, when the next memory call of call `i`'s thread maps the
+    /// same descriptor, still naming `path`, shared and writable, and the
+    /// kernel accepted it (a JIT's two views of one memfd, executable and
+    /// writable, as Erlang's BEAM makes them): a capture without the opens
+    /// cannot tell the descriptor's mode otherwise.
+    fn mapped_writable_next(&self, i: usize, fd: Option<u64>, path: &str) -> Option<OpenMode> {
+        let tid = self.cap.calls[i].tid;
+        let next = self.cap.calls[i + 1..]
+            .iter()
+            .filter(|c| c.tid == tid)
+            .find_map(|c| decode(c).ok().flatten().map(|op| (c, op)))?;
+        match next {
+            (
+                c,
+                Op::Mmap {
+                    prot,
+                    flags,
+                    file: Some(p),
+                    fd: Some(f),
+                    ..
+                },
+            ) if Some(f) == fd
+                && p == path
+                && flags.intersects(MapFlags::SHARED)
+                && prot.contains(Prot::WRITE)
+                && matches!(c.ret, Ret::Val(_)) =>
+            {
+                Some(OpenMode::ReadWrite)
+            }
+            _ => None,
+        }
+    }
+
     /// The open mode the trace showed for descriptor `fd` of `tgid`, if it
     /// still names `path` (unlinked since, or not).
     fn known_mode(&self, tgid: u32, fd: Option<u64>, path: &str) -> Option<OpenMode> {
@@ -724,7 +759,9 @@ impl<'a> Replayer<'a> {
         let known = match &op {
             Op::Mmap {
                 file: Some(p), fd, ..
-            } => self.known_mode(tgid, *fd, p),
+            } => self
+                .known_mode(tgid, *fd, p)
+                .or_else(|| self.mapped_writable_next(i, *fd, p)),
             _ => None,
         };
         self.learn_open_mode(tgid, c, &op);
