@@ -10,7 +10,7 @@ use std::process::Command;
 /// Per capture: processes, calls, placements, placement hits, result
 /// mismatches, calls not expressible, snapshots compared, snapshots with
 /// equal pages, final layouts, final layouts with exact boundaries.
-const FIGURES: [(&str, [usize; 10]); 44] = [
+const FIGURES: [(&str, [usize; 10]); 46] = [
     ("awk", [1, 31, 8, 8, 0, 0, 1, 1, 1, 1]),
     // cargo and two rustc probes (rustc -vV and the target query), the
     // second racing twice: a new thread's stack mmap served before a
@@ -31,6 +31,9 @@ const FIGURES: [(&str, [usize; 10]); 44] = [
     // Go 1.24's getrandom state: mmap(MAP_DROPPABLE), which strace 6.1
     // prints as `0x8 /* MAP_??? */`.
     ("docker_version", [1, 59, 33, 33, 0, 0, 1, 1, 1, 1]),
+    // Erlang's BEAM (5 processes): its JIT maps one memfd twice,
+    // executable and then writable, so the descriptor is read-write.
+    ("erlang", [5, 941, 141, 141, 0, 0, 11, 11, 5, 5]),
     // 26 children fork and exit right after a failing call: their exit
     // snapshots are the layouts after each failure. Captured with
     // --state-calls: the replay knows /etc/hostname was opened read-only, so
@@ -114,6 +117,10 @@ const FIGURES: [(&str, [usize; 10]); 44] = [
     ("py_multiprocessing", [3, 140, 44, 44, 0, 0, 3, 3, 3, 3]),
     ("python3", [1, 53, 15, 15, 0, 0, 1, 1, 1, 1]),
     ("python3_threads", [2, 105, 32, 32, 0, 0, 6, 6, 2, 2]),
+    // Ruby's fiber stacks: one mapping, each stack's guard page made after
+    // the stack below it was put to use (all but the first keep
+    // VM_ACCOUNT).
+    ("ruby", [1, 1352, 497, 497, 0, 0, 1, 1, 1, 1]),
     ("rust_maple", [1, 28, 7, 7, 0, 0, 1, 1, 1, 1]),
     // rustup's proxy, then rustc (threads, gcc as the linker): the proxy's
     // stack grew by faults before its execve (taken from the snapshot), and
@@ -277,6 +284,8 @@ fn replays_reproduce_the_figures() {
         let got: Vec<usize> = KEYS.iter().map(|k| get(k)).collect();
         assert_eq!(got, want, "{name}: {KEYS:?}\n{stdout}");
         assert_eq!(get("unreplayed"), 0, "{name}");
+        // Every committed capture's VMAs have the kernel's VmFlags.
+        assert_eq!(get("vmflags_diffs"), 0, "{name}\n{stdout}");
         // placements.tsv: one line per placement; a model snapshot per compared one.
         let tsv = std::fs::read_to_string(out.join("placements.tsv")).unwrap();
         assert_eq!(tsv.lines().count(), want[2], "{name}: placements.tsv");
