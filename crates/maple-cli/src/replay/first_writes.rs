@@ -85,10 +85,8 @@ pub(super) struct NextCall {
     guard: bool,
     /// The range it makes non-writable.
     unwritable: (u64, u64),
-    /// Whether it commits reserved memory.
-    commit: bool,
-    /// The range it commits.
-    committed: (u64, u64),
+    /// The reserved memory it commits, if it does.
+    committed: Option<(u64, u64)>,
     /// Whether it is a RELRO `mprotect` that ends the loader's relocations.
     relro: bool,
 }
@@ -141,15 +139,14 @@ impl NextCall {
             setup,
             unwritable,
             guard: matches!(op, Op::Mprotect { prot, .. } if *prot == Prot::NONE),
-            commit: committed.is_some(),
-            committed: committed.unwrap_or((0, 0)),
+            committed,
             relro,
         }
     }
 
     /// Whether the call commits reserved memory ([`When::AfterCommits`]).
     pub(super) fn commits(&self) -> bool {
-        self.commit
+        self.committed.is_some()
     }
 
     /// Whether the call is the RELRO `mprotect` that ends the loader's
@@ -205,9 +202,7 @@ impl PendingWrites {
         }
         self.0 = kept;
     }
-}
 
-impl PendingWrites {
     /// Thread `tid` handed the addresses `written` to a new thread (its
     /// stack and thread block, which it wrote first): the pending ranges it
     /// mapped that hold one of them are written now.
@@ -232,7 +227,9 @@ fn waits(p: &PendingWrite, n: &NextCall) -> bool {
             When::NextUse => false,
             // A commit just below the range, filling a hole under it: the
             // range was in use before the run went on.
-            When::AfterCommits => (n.commit && n.committed.1 != p.start) || hits(n.unwritable),
+            When::AfterCommits => {
+                n.committed.is_some_and(|(_, end)| end != p.start) || hits(n.unwritable)
+            }
             When::AfterRelocation { relocated } => !relocated || n.relro,
         }
 }
