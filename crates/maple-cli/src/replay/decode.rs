@@ -166,6 +166,20 @@ fn bits(s: &str, table: &[(&str, u64)], what: &str) -> Result<u64, String> {
             v |= n;
             continue;
         }
+        // strace prints a huge page size it has no name for as its log2
+        // shifted into place: `21<<MAP_HUGE_SHIFT` (also for memfd_create's
+        // and shmget's flags; all three shifts are 26).
+        if let Some((n, field)) = w.split_once("<<") {
+            let shift = match field.trim() {
+                "MAP_HUGE_SHIFT" | "MFD_HUGE_SHIFT" | "SHM_HUGE_SHIFT" => 26,
+                other => parse_num(other).ok_or_else(|| format!("unknown {what} {w:?}"))?,
+            };
+            let n = parse_num(n).ok_or_else(|| format!("unknown {what} {w:?}"))?;
+            v |= n
+                .checked_shl(shift as u32)
+                .ok_or_else(|| format!("bad {what} {w:?}"))?;
+            continue;
+        }
         if let Some(shift) = w.strip_prefix("MAP_HUGE_") {
             // MAP_HUGE_2MB and friends: the page size's log2 in bits 26..32.
             let log = match shift {
@@ -570,6 +584,20 @@ mod tests {
     fn one(line: &str) -> Op {
         let c = parse_trace("t", 1, &format!("1.0 {line}\n")).unwrap();
         decode(&c[0]).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_huge_page_size_strace_has_no_name_for_is_its_shifted_log() {
+        let c = parse_trace(
+            "t",
+            1,
+            "1.0 mmap(NULL, 2097152, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|21<<MAP_HUGE_SHIFT, -1, 0) = -1 ENOMEM (Cannot allocate memory)\n",
+        )
+        .unwrap();
+        let Ok(Some(Op::Mmap { flags, .. })) = decode(&c[0]) else {
+            panic!("not an mmap");
+        };
+        assert_eq!(flags.bits(), 0x22 | 0x4_0000 | 21 << 26);
     }
 
     #[test]

@@ -77,7 +77,8 @@ pub fn split_args(s: &str) -> Vec<String> {
     let mut in_str = false;
     let mut esc = false;
     let mut prev = ' ';
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         if in_str {
             cur.push(c);
             if esc {
@@ -94,7 +95,9 @@ pub fn split_args(s: &str) -> Vec<String> {
             '"' => in_str = true,
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
-            '<' if prev.is_ascii_digit() => depth += 1,
+            // A descriptor's path, `3</etc/hostname>`; not a shift,
+            // `21<<MAP_HUGE_SHIFT`.
+            '<' if prev.is_ascii_digit() && chars.peek() != Some(&'<') => depth += 1,
             '>' if depth > 0 => depth -= 1,
             ',' if depth == 0 => {
                 out.push(cur.trim().to_string());
