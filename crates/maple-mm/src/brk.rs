@@ -106,6 +106,7 @@ impl Inner {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         let prev = if oldbrk > self.start_brk {
             self.vmas

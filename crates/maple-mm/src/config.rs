@@ -90,11 +90,22 @@ pub struct Config {
     /// every charge succeeds, as under `vm.overcommit_memory = 1`.
     #[cfg_attr(feature = "serde", serde(default))]
     pub commit_limit: Option<u64>,
+    /// The NUMA nodes with memory, one bit each (`node_states[N_MEMORY]`):
+    /// what an `mbind` node mask is limited to. Default: node 0 alone, a
+    /// machine of one node (as this project's). The model knows nodes 0 to
+    /// 15 ([`MemPolicy`](crate::MemPolicy)); higher bits are ignored.
+    #[cfg_attr(feature = "serde", serde(default = "numa_nodes_default"))]
+    pub numa_nodes: u64,
 }
 
 #[cfg(feature = "serde")]
 fn pkeys_default() -> bool {
     true
+}
+
+#[cfg(feature = "serde")]
+fn numa_nodes_default() -> u64 {
+    1
 }
 
 /// The least gap `mmap_base` keeps below the top of the address space.
@@ -155,6 +166,7 @@ impl Default for Config {
             anon_vma_name: false,
             legacy_layout: false,
             commit_limit: None,
+            numa_nodes: 1,
         }
     }
 }

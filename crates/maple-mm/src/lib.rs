@@ -123,6 +123,12 @@
 //!   merge VMAs like other attributes (`is_mergeable_vma`), survive fork
 //!   and `mremap`, and print as `[anon:NAME]` / `[anon_shmem:NAME]`
 //!   ([`Vma::anon_name`], tests in `tests/anon_name.rs`).
+//! - **Memory policies**: [`mbind`](AddressSpace::mbind) (`do_mbind`,
+//!   `mbind_range`): a policy splits VMAs at the range's ends and VMAs of
+//!   different policies never merge (`mpol_equal`); nodes are checked
+//!   against [`Config::numa_nodes`] (node 0 alone by default); the model
+//!   places no page on a node ([`Vma::policy`], tests in
+//!   `tests/mempolicy.rs`).
 //! - **Fork**: `VM_LOCKED` and `VM_LOCKONFAULT` are not inherited
 //!   (`dup_mmap`), nor is `mlockall(MCL_FUTURE)` (`mm_init`).
 //! - **Special mappings**: `[vvar]`, `[vvar_vclock]`, `[vdso]` and the
@@ -214,6 +220,7 @@ mod guard;
 mod layout;
 mod madvise;
 mod memory;
+mod mempolicy;
 mod mlock;
 mod mmap;
 mod mprotect;
@@ -238,11 +245,18 @@ pub use error::{Errno, Fault, FaultKind};
 pub use flags::{Advice, MapFlags, Prot, RemapFlags, VmFlags};
 pub use fork::{ForkOptions, PtStrategy, TreeStrategy};
 pub use memory::Memory;
+pub use mempolicy::{
+    MPOL_BIND, MPOL_DEFAULT, MPOL_F_NUMA_BALANCING, MPOL_F_RELATIVE_NODES, MPOL_F_STATIC_NODES,
+    MPOL_INTERLEAVE, MPOL_LOCAL, MPOL_MF_MOVE, MPOL_MF_MOVE_ALL, MPOL_MF_STRICT, MPOL_PREFERRED,
+    MPOL_PREFERRED_MANY, MPOL_WEIGHTED_INTERLEAVE,
+};
 pub use mlock::{MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT, MLOCK_ONFAULT};
 pub use pkeys::{PKEY_DISABLE_ACCESS, PKEY_DISABLE_WRITE};
 pub use shm::{SysvShm, SHM_EXEC, SHM_RDONLY, SHM_REMAP, SHM_RND};
 pub use space::{AddressSpace, MmStats};
-pub use vma::{AnonId, Backing, FileId, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR};
+pub use vma::{
+    AnonId, Backing, FileId, MemPolicy, OpenFile, OpenMode, ShmId, Special, Vma, VSYSCALL_ADDR,
+};
 
 /// The examples of the repository's README.md, compiled and run as doctests
 /// so that the README stays true.

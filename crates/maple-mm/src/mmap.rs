@@ -320,6 +320,7 @@ impl Inner {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         self.install(phys, vma)?;
         // do_mmap: a locked mapping, or MAP_POPULATE without MAP_NONBLOCK,

@@ -525,6 +525,7 @@ impl ProcImage {
                     anon,
                     anon_inherited: false,
                     anon_name: anon_name(&m.name).map(|n| Arc::new(n.to_owned())),
+                    policy: None,
                 };
                 space.inner.commit(&mut phys, crate::edit::Plan::add(vma));
             }

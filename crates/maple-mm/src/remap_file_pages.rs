@@ -161,6 +161,7 @@ impl Inner {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         self.install(phys, vma)?;
         if flags.contains(MapFlags::POPULATE) || locked {

@@ -217,6 +217,7 @@ impl Inner {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         self.install(phys, vma)?;
         if vmf.contains(VmFlags::LOCKED) {

@@ -67,6 +67,7 @@ impl AddressSpace {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         self.inner.total_vm += len >> PAGE_SHIFT;
         self.inner.vmas.insert(vma.key(), vma);
@@ -93,6 +94,7 @@ impl AddressSpace {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         })
     }
 }

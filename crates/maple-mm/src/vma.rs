@@ -290,6 +290,63 @@ pub struct Vma {
     /// gave the VMA (private or shared anonymous memory only).
     #[cfg_attr(feature = "serde", serde(default))]
     pub(crate) anon_name: Option<AnonName>,
+    /// `vm_policy`: the NUMA memory policy `mbind` gave the VMA (`None`:
+    /// the task's, as for a VMA no `mbind` touched).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) policy: Option<MemPolicy>,
+}
+
+/// A NUMA memory policy (`struct mempolicy`) as `mbind` sets it and
+/// `mpol_equal` compares it: its mode (`MPOL_PREFERRED`, `MPOL_BIND`, ...,
+/// with `MPOL_PREFERRED` of no node already made `MPOL_LOCAL`), the nodes
+/// it names (a mask, already limited to the nodes with memory), and its
+/// mode flags (`MPOL_F_STATIC_NODES`, `MPOL_F_RELATIVE_NODES`,
+/// `MPOL_F_NUMA_BALANCING`). VMAs of different policies never merge.
+///
+/// Four bytes, so that a VMA stays as small as it was before it could
+/// carry a policy: the model keeps nodes 0 to 15 (see
+/// [`Config::numa_nodes`](crate::Config::numa_nodes)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MemPolicy {
+    mode: core::num::NonZeroU8,
+    flags: u8,
+    nodes: u16,
+}
+
+impl MemPolicy {
+    /// The policy `mode` (an `MPOL_*` other than `MPOL_DEFAULT`, which is no
+    /// policy) over `nodes` (bits 0 to 15) with the `MPOL_F_*` mode `flags`.
+    ///
+    /// # Panics
+    /// If `mode` is `MPOL_DEFAULT` or above 255, or `nodes` names a node
+    /// above 15.
+    pub fn new(mode: u32, nodes: u64, flags: u32) -> MemPolicy {
+        let mode = u8::try_from(mode)
+            .ok()
+            .and_then(core::num::NonZeroU8::new)
+            .expect("MemPolicy: MPOL_DEFAULT is no policy");
+        let nodes = u16::try_from(nodes).expect("MemPolicy: nodes 0 to 15 only");
+        // MPOL_F_NUMA_BALANCING, MPOL_F_RELATIVE_NODES, MPOL_F_STATIC_NODES
+        // are bits 13 to 15.
+        let flags = (flags >> 13) as u8 & 0b111;
+        MemPolicy { mode, flags, nodes }
+    }
+
+    /// The mode (`MPOL_*`).
+    pub fn mode(&self) -> u32 {
+        u32::from(self.mode.get())
+    }
+
+    /// The nodes, one bit each.
+    pub fn nodes(&self) -> u64 {
+        u64::from(self.nodes)
+    }
+
+    /// The mode flags (`MPOL_F_*`).
+    pub fn flags(&self) -> u32 {
+        u32::from(self.flags) << 13
+    }
 }
 
 impl Vma {
@@ -362,6 +419,10 @@ impl Vma {
     pub fn anon_vma_inherited(&self) -> bool {
         self.anon_inherited
     }
+    /// The memory policy `mbind` gave the VMA (`vm_policy`), if any.
+    pub fn policy(&self) -> Option<MemPolicy> {
+        self.policy
+    }
     /// The name `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` gave this
     /// anonymous VMA (`anon_vma_name`), printed `[anon:NAME]` (or
     /// `[anon_shmem:NAME]` for shared anonymous memory) in `/proc/PID/maps`.
@@ -425,6 +486,7 @@ impl Vma {
             && self.anon == o.anon
             && self.anon_inherited == o.anon_inherited
             && self.anon_name == o.anon_name
+            && self.policy == o.policy
             && self.pgoff == o.pgoff
     }
 
@@ -444,7 +506,8 @@ impl Vma {
     /// the same object opened the same way (`vm_file`), the page offsets are
     /// contiguous, the anon_vmas are compatible: equal, or one
     /// unassigned and the other's chain singular (not inherited at fork),
-    /// and the anonymous names are equal (`anon_vma_name_eq`).
+    /// the anonymous names are equal (`anon_vma_name_eq`) and so are the
+    /// memory policies (`mpol_equal`).
     /// Sticky flags ([`VmFlags::STICKY`]: `VM_MAYBE_GUARD`) do not count.
     pub(crate) fn can_merge(&self, next: &Vma) -> bool {
         let anon_ok = match (self.anon, next.anon) {
@@ -461,6 +524,7 @@ impl Vma {
             && self.pgoff + self.pages() == next.pgoff
             && anon_ok
             && self.anon_name == next.anon_name
+            && self.policy == next.policy
     }
 
     /// `self` and `next` as one VMA (assumes [`can_merge`](Self::can_merge)).
@@ -597,6 +661,7 @@ mod tests {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         }
     }
 
@@ -701,6 +766,7 @@ mod tests {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         let s = f.slice(0x13000, 0x15000);
         assert_eq!((s.start, s.end, s.pgoff), (0x13000, 0x15000, 8));
@@ -724,6 +790,7 @@ mod tests {
             anon: None,
             anon_inherited: false,
             anon_name: None,
+            policy: None,
         };
         assert!(f
             .to_string()
