@@ -72,6 +72,15 @@ pub enum Op {
     Mseal { addr: u64, len: u64, flags: u64 },
     /// `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, addr, len, name)`.
     SetAnonName { addr: u64, len: u64, name: NameArg },
+    /// `mbind(addr, len, mode, nodemask, maxnode, flags)`, the node mask's
+    /// first word limited to its `maxnode - 1` bits.
+    Mbind {
+        addr: u64,
+        len: u64,
+        mode: u32,
+        nodes: u64,
+        flags: u32,
+    },
 }
 
 /// The name argument of `prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME)` as strace
@@ -473,6 +482,13 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
             len: num(arg(c, 1)?, "length")?,
             flags: num(arg(c, 2)?, "flags")?,
         },
+        "mbind" => Op::Mbind {
+            addr: num(arg(c, 0)?, "address")?,
+            len: num(arg(c, 1)?, "length")?,
+            mode: bits(arg(c, 2)?, &MPOL_MODES, "mbind mode")? as u32,
+            nodes: node_mask(arg(c, 3)?, num(arg(c, 4)?, "maxnode")?)?,
+            flags: bits(arg(c, 5)?, &MPOL_MF, "mbind flag")? as u32,
+        },
         "prctl" if is_set_anon_name(c) => Op::SetAnonName {
             addr: num(arg(c, 2)?, "address")?,
             len: num(arg(c, 3)?, "length")?,
@@ -483,14 +499,51 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
     Ok(Some(op))
 }
 
+/// `mbind`'s modes and mode flags.
+const MPOL_MODES: [(&str, u64); 10] = [
+    ("MPOL_DEFAULT", 0),
+    ("MPOL_PREFERRED", 1),
+    ("MPOL_BIND", 2),
+    ("MPOL_INTERLEAVE", 3),
+    ("MPOL_LOCAL", 4),
+    ("MPOL_PREFERRED_MANY", 5),
+    ("MPOL_WEIGHTED_INTERLEAVE", 6),
+    ("MPOL_F_NUMA_BALANCING", 1 << 13),
+    ("MPOL_F_RELATIVE_NODES", 1 << 14),
+    ("MPOL_F_STATIC_NODES", 1 << 15),
+];
+
+/// `mbind`'s flags.
+const MPOL_MF: [(&str, u64); 3] = [
+    ("MPOL_MF_STRICT", 1),
+    ("MPOL_MF_MOVE", 2),
+    ("MPOL_MF_MOVE_ALL", 4),
+];
+
+/// The node mask strace printed (`NULL`, or its words, `[0x00000000000001]`),
+/// as the kernel reads it (`get_nodes`): `maxnode - 1` bits, here of the
+/// first word (nodes 0 to 63).
+fn node_mask(s: &str, maxnode: u64) -> Result<u64, String> {
+    let s = s.trim();
+    if s == "NULL" || maxnode <= 1 {
+        return Ok(0);
+    }
+    let first = s
+        .strip_prefix('[')
+        .and_then(|w| w.split([',', ']']).next())
+        .and_then(parse_num)
+        .ok_or_else(|| format!("bad node mask {s:?}"))?;
+    let bits = maxnode - 1;
+    Ok(if bits >= 64 {
+        first
+    } else {
+        first & ((1 << bits) - 1)
+    })
+}
+
 /// Memory calls the replay knows but the model does not apply (counted and
 /// reported, not silently dropped).
-pub const NOT_MODELLED: [&str; 4] = [
-    "mbind",
-    "process_madvise",
-    "map_shadow_stack",
-    "memfd_secret",
-];
+pub const NOT_MODELLED: [&str; 3] = ["process_madvise", "map_shadow_stack", "memfd_secret"];
 
 /// Memory calls that never change a layout (`msync`, `mincore`, ...).
 pub const NO_LAYOUT_EFFECT: [&str; 5] = [
@@ -584,6 +637,38 @@ mod tests {
     fn one(line: &str) -> Op {
         let c = parse_trace("t", 1, &format!("1.0 {line}\n")).unwrap();
         decode(&c[0]).unwrap().unwrap()
+    }
+
+    #[test]
+    fn mbind_modes_node_masks_and_flags() {
+        let c = parse_trace(
+            "t",
+            1,
+            "1.0 mbind(0x7fffe9c00000, 134217728, MPOL_PREFERRED, NULL, 0, 0) = 0\n\
+             1.1 mbind(0x7ffff7d0b000, 65536, MPOL_BIND|MPOL_F_STATIC_NODES, [0x00000000000003], 2, MPOL_MF_STRICT|MPOL_MF_MOVE) = 0\n",
+        )
+        .unwrap();
+        assert_eq!(
+            decode(&c[0]).unwrap(),
+            Some(Op::Mbind {
+                addr: 0x7fff_e9c0_0000,
+                len: 134_217_728,
+                mode: 1,
+                nodes: 0,
+                flags: 0,
+            })
+        );
+        // maxnode 2: one bit of the mask counts.
+        assert_eq!(
+            decode(&c[1]).unwrap(),
+            Some(Op::Mbind {
+                addr: 0x7fff_f7d0_b000,
+                len: 65536,
+                mode: 2 | 1 << 15,
+                nodes: 1,
+                flags: 3,
+            })
+        );
     }
 
     #[test]

@@ -1155,6 +1155,16 @@ impl<'a> Replayer<'a> {
                 let m = sp.mseal(addr, len, flags);
                 self.check_status(tgid, c, &m);
             }
+            Op::Mbind {
+                addr,
+                len,
+                mode,
+                nodes,
+                flags,
+            } => {
+                let m = sp.mbind(addr, len, mode, nodes, flags);
+                self.check_status(tgid, c, &m);
+            }
             Op::PkeyAlloc { flags, rights } => {
                 let m = sp.pkey_alloc(flags, rights).map(u64::from);
                 let same = match (&c.ret, &m) {
