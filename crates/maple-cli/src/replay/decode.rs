@@ -2,7 +2,12 @@
 //! operations.
 
 use super::strace::{file_name, parse_num, Call};
-use maple_mm::{MapFlags, OpenMode, Prot, RemapFlags};
+use maple_mm::{
+    MapFlags, OpenMode, Prot, RemapFlags, MPOL_BIND, MPOL_DEFAULT, MPOL_F_NUMA_BALANCING,
+    MPOL_F_RELATIVE_NODES, MPOL_F_STATIC_NODES, MPOL_INTERLEAVE, MPOL_LOCAL, MPOL_MF_MOVE,
+    MPOL_MF_MOVE_ALL, MPOL_MF_STRICT, MPOL_PREFERRED, MPOL_PREFERRED_MANY,
+    MPOL_WEIGHTED_INTERLEAVE,
+};
 
 /// A memory system call, decoded.
 #[derive(Debug, Clone, PartialEq)]
@@ -499,25 +504,25 @@ pub fn decode(c: &Call) -> Result<Option<Op>, String> {
     Ok(Some(op))
 }
 
-/// `mbind`'s modes and mode flags.
+/// `mbind`'s modes and mode flags, by the names strace prints.
 const MPOL_MODES: [(&str, u64); 10] = [
-    ("MPOL_DEFAULT", 0),
-    ("MPOL_PREFERRED", 1),
-    ("MPOL_BIND", 2),
-    ("MPOL_INTERLEAVE", 3),
-    ("MPOL_LOCAL", 4),
-    ("MPOL_PREFERRED_MANY", 5),
-    ("MPOL_WEIGHTED_INTERLEAVE", 6),
-    ("MPOL_F_NUMA_BALANCING", 1 << 13),
-    ("MPOL_F_RELATIVE_NODES", 1 << 14),
-    ("MPOL_F_STATIC_NODES", 1 << 15),
+    ("MPOL_DEFAULT", MPOL_DEFAULT as u64),
+    ("MPOL_PREFERRED", MPOL_PREFERRED as u64),
+    ("MPOL_BIND", MPOL_BIND as u64),
+    ("MPOL_INTERLEAVE", MPOL_INTERLEAVE as u64),
+    ("MPOL_LOCAL", MPOL_LOCAL as u64),
+    ("MPOL_PREFERRED_MANY", MPOL_PREFERRED_MANY as u64),
+    ("MPOL_WEIGHTED_INTERLEAVE", MPOL_WEIGHTED_INTERLEAVE as u64),
+    ("MPOL_F_NUMA_BALANCING", MPOL_F_NUMA_BALANCING as u64),
+    ("MPOL_F_RELATIVE_NODES", MPOL_F_RELATIVE_NODES as u64),
+    ("MPOL_F_STATIC_NODES", MPOL_F_STATIC_NODES as u64),
 ];
 
 /// `mbind`'s flags.
 const MPOL_MF: [(&str, u64); 3] = [
-    ("MPOL_MF_STRICT", 1),
-    ("MPOL_MF_MOVE", 2),
-    ("MPOL_MF_MOVE_ALL", 4),
+    ("MPOL_MF_STRICT", MPOL_MF_STRICT as u64),
+    ("MPOL_MF_MOVE", MPOL_MF_MOVE as u64),
+    ("MPOL_MF_MOVE_ALL", MPOL_MF_MOVE_ALL as u64),
 ];
 
 /// The node mask strace printed (`NULL`, or its words, `[0x00000000000001]`),
