@@ -161,6 +161,9 @@ struct Replayer<'a> {
     /// The VMAs (start and end) each replayed `munmap` removed, by call
     /// (see [`unmap_served_later`]).
     unmapped: HashMap<usize, Vec<(u64, u64)>>,
+    /// Calls applied ahead of their turn, because the kernel served them
+    /// before a call that entered earlier (see [`raced_with`]).
+    served_early: HashSet<usize>,
     out: Outcome,
 }
 
@@ -855,7 +858,15 @@ impl<'a> Replayer<'a> {
                         // Undone while the trace is searched for a race.
                         let _ = sp.munmap(mv, len);
                         let taken = |s: u64, e: u64| sp.tree().range(s..=e - 1).next().is_some();
-                        let race = raced_with(self.cap, &self.task_tgid, i, (mv, k), len, &taken);
+                        let race = raced_with(
+                            self.cap,
+                            &self.task_tgid,
+                            &self.served_early,
+                            i,
+                            (mv, k),
+                            len,
+                            &taken,
+                        );
                         if let Some(j) = race {
                             self.proc_mut(tgid).calls -= 1;
                             return Some(j); // `j` goes first
@@ -1290,6 +1301,7 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
         segments: HashMap::new(),
         commit_limit,
         unmapped: HashMap::new(),
+        served_early: HashSet::new(),
         out: Outcome::default(),
     };
     for &t in &cap.tids {
@@ -1299,10 +1311,8 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
         }
     }
     let mut si = 0;
-    // Calls applied ahead of their turn (the kernel served them first).
-    let mut done_early = HashSet::new();
     for (i, c) in cap.calls.iter().enumerate() {
-        if done_early.contains(&i) {
+        if r.served_early.contains(&i) {
             continue;
         }
         while si < cap.snapshots.len() && cap.snapshots[si].time < c.time {
@@ -1322,7 +1332,7 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
                     // then placed again, and may meet another race.
                     let mut races = 0;
                     while let Some(j) = r.memory_call(i, c, op.clone(), races < MAX_RACES) {
-                        let first = served_before(cap, &r.task_tgid, i, j, &done_early);
+                        let first = served_before(cap, &r.task_tgid, i, j, &r.served_early);
                         if first.is_empty() {
                             // Already applied: place call `i` as it comes.
                             races = MAX_RACES;
@@ -1333,7 +1343,7 @@ pub fn replay(cap: &Capture, commit_limit: Option<u64>) -> Result<Outcome, Strin
                             if let Ok(Some(op_k)) = decode(first) {
                                 r.memory_call(k, first, op_k, false);
                             }
-                            done_early.insert(k);
+                            r.served_early.insert(k);
                         }
                         races += 1;
                     }

@@ -43,9 +43,16 @@ pub(super) const RACE_WINDOW: Micros = 20_000;
 /// the kernel puts a non-fixed `mmap` only where nothing is, and strace
 /// stamps a call's entry when it gets to it, on a busy machine up to a
 /// millisecond or more after another thread's later call.
+///
+/// Calls in `done` were applied already (served before an earlier call)
+/// and are passed over. When several threads' later `mmap`s took parts of
+/// the place the model chose, the one served first is the one that took
+/// its top page: a placement goes top-down, so the first call served got
+/// the top of the free range, as call `i` would have.
 pub(super) fn raced_with(
     cap: &Capture,
     task_tgid: &HashMap<u32, u32>,
+    done: &HashSet<usize>,
     i: usize,
     (model, kernel): (u64, u64),
     len: u64,
@@ -54,39 +61,50 @@ pub(super) fn raced_with(
     let a = &cap.calls[i];
     let tgid_of = |t: u32| task_tgid.get(&t).copied().unwrap_or(t);
     let tgid = tgid_of(a.tid);
+    let top = (model.saturating_add(len) - 1, 1);
     // Whether call `i`'s thread has made its next call.
     let mut went_on = false;
+    // A later `mmap` that took part of the model's place, not its top page.
+    let mut took_part = None;
     for (j, b) in cap.calls.iter().enumerate().skip(i + 1) {
         if b.time > a.time + RACE_WINDOW {
-            return None;
+            break;
         }
         if b.tid == a.tid {
             went_on = true;
             continue;
         }
         let Ret::Val(at) = b.ret else { continue };
-        if tgid_of(b.tid) != tgid {
+        if tgid_of(b.tid) != tgid || done.contains(&j) {
             continue;
         }
-        let first = match decode(b) {
+        match decode(b) {
             Ok(Some(Op::Mmap {
                 flags, len: blen, ..
             })) => {
                 let fixed = flags.intersects(MapFlags::FIXED | MapFlags::FIXED_NOREPLACE);
-                !went_on && !fixed && overlap((at, blen), (model, len))
+                if went_on || fixed || !overlap((at, blen), (model, len)) {
+                    continue;
+                }
+                if overlap((at, blen), top) {
+                    return Some(j);
+                }
+                took_part = took_part.or(Some(j));
             }
-            Ok(Some(op)) => freed_by(&op, at).is_some_and(|(addr, flen)| {
-                let start = addr.max(kernel);
-                let end = addr.saturating_add(flen).min(kernel.saturating_add(len));
-                start < end && taken(start, end)
-            }),
-            _ => false,
-        };
-        if first {
-            return Some(j);
+            Ok(Some(op)) if took_part.is_none() => {
+                let freed = freed_by(&op, at).is_some_and(|(addr, flen)| {
+                    let start = addr.max(kernel);
+                    let end = addr.saturating_add(flen).min(kernel.saturating_add(len));
+                    start < end && taken(start, end)
+                });
+                if freed {
+                    return Some(j);
+                }
+            }
+            _ => {}
         }
     }
-    None
+    took_part
 }
 
 /// The range (start and length) a successful call that returned `ret`
