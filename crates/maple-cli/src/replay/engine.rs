@@ -982,6 +982,10 @@ impl<'a> Replayer<'a> {
                         addr.saturating_add(len),
                         When::AfterCommits,
                     );
+                } else if let (Some((start, end)), true) =
+                    (next.opened(), m.is_ok() && c.ret == Ret::Val(0))
+                {
+                    im.pending_writes.add(c.tid, start, end, When::NextUse);
                 }
                 self.check_status(tgid, c, &m);
             }

@@ -89,6 +89,9 @@ pub(super) struct NextCall {
     committed: Option<(u64, u64)>,
     /// Whether it is a RELRO `mprotect` that ends the loader's relocations.
     relro: bool,
+    /// The readable, unwritable private anonymous memory it makes writable
+    /// ([`opens_code`]).
+    opened: Option<(u64, u64)>,
 }
 
 impl NextCall {
@@ -134,6 +137,12 @@ impl NextCall {
             }
             _ => ((0, 0), (0, 0), None, false),
         };
+        let opened = match *op {
+            Op::Mprotect {
+                addr, len, prot, ..
+            } if opens_code(sp, addr, len, prot) => Some(span(addr, len)),
+            _ => None,
+        };
         NextCall {
             tid,
             setup,
@@ -141,6 +150,7 @@ impl NextCall {
             guard: matches!(op, Op::Mprotect { prot, .. } if *prot == Prot::NONE),
             committed,
             relro,
+            opened,
         }
     }
 
@@ -153,6 +163,12 @@ impl NextCall {
     /// relocations ([`When::AfterRelocation`]).
     pub(super) fn ends_relocation(&self) -> bool {
         self.relro
+    }
+
+    /// The memory the call makes writable to write into it ([`opens_code`]),
+    /// written before the thread's next use ([`When::NextUse`]).
+    pub(super) fn opened(&self) -> Option<(u64, u64)> {
+        self.opened
     }
 }
 
@@ -296,6 +312,33 @@ pub(super) fn commits_by_mprotect(sp: &AddressSpace, addr: u64, len: u64, prot: 
     prot.contains(Prot::WRITE)
         && commits_reserved(sp, addr, len)
         && sp.vma_at(addr).is_some_and(|v| !v.is_shared())
+}
+
+/// Whether an `mprotect(addr, len, prot)` makes writable private anonymous
+/// memory that is all readable and not writable: a JIT's code region,
+/// mapped executable and opened for writing to emit code (Ruby's YJIT maps
+/// its region `PROT_READ | PROT_EXEC`, then makes it writable). Memory made
+/// writable so is about to be written: if it had no anon_vma, it gets one,
+/// which keeps its `VM_ACCOUNT` when it is made read-only again (Linux's
+/// `mprotect_fixup` drops the charge only without one).
+fn opens_code(sp: &AddressSpace, addr: u64, len: u64, prot: Prot) -> bool {
+    let end = addr.saturating_add(len);
+    let mut at = addr;
+    while at < end {
+        match sp.find_vma(at) {
+            Some(v)
+                if v.start() <= at
+                    && v.is_anonymous()
+                    && !v.is_shared()
+                    && v.prot().contains(Prot::READ)
+                    && !v.prot().contains(Prot::WRITE) =>
+            {
+                at = v.end()
+            }
+            _ => return false,
+        }
+    }
+    prot.contains(Prot::WRITE) && len > 0
 }
 
 /// Whether a private anonymous `MAP_FIXED` `mmap` at `addr` is how the
