@@ -411,8 +411,16 @@ impl NodePtr {
     pub(crate) unsafe fn pivot_unchecked(self, i: usize) -> u64 {
         debug_assert!(i < self.kind().capacity() - 1);
         // SAFETY: the caller's promise; pivots are at the same offset in every
-        // body, and the leaf view's array is the longest of them.
-        unsafe { *(*self.0.as_ptr()).body.leaf.pivots.get_unchecked(i) }
+        // body, and the leaf view's array is the longest of them. The one
+        // pivot is read through a raw pointer: a reference to the array
+        // (as `get_unchecked` takes) would also cover the pivots past the
+        // count that an RCU writer may be appending meanwhile.
+        unsafe {
+            ptr::addr_of!((*self.0.as_ptr()).body.leaf.pivots)
+                .cast::<u64>()
+                .add(i)
+                .read()
+        }
     }
 
     #[inline]

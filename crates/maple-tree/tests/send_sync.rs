@@ -184,6 +184,32 @@ fn exclusive_iterators_and_entries_run_on_other_threads() {
     );
 }
 
+/// A reader looks up an index of a leaf while the writer appends to that
+/// leaf in place (the kernel's `mas_wr_append`): the writer stores pivots
+/// past the count the reader has seen, so the reader must read only the
+/// pivots it needs, never the whole array (Miri checks the two threads for
+/// data races).
+#[test]
+fn an_rcu_reader_looks_up_while_the_writer_appends() {
+    let tree = RcuMapleTree::new();
+    tree.write().insert(0..=0, 0u64);
+    std::thread::scope(|s| {
+        let t = &tree;
+        s.spawn(move || {
+            for _ in 0..20 {
+                let r = t.read();
+                assert!(matches!(r.get(3), None | Some(&1)));
+                std::thread::yield_now();
+            }
+        });
+        for k in 1..12u64 {
+            tree.write().insert(k * 2..=k * 2 + 1, k);
+            std::thread::yield_now();
+        }
+    });
+    assert_eq!(tree.read().len(), 12);
+}
+
 #[test]
 fn an_rcu_read_is_iterated_on_another_thread_while_its_guard_stays() {
     let t = RcuMapleTree::new();
