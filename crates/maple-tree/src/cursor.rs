@@ -621,15 +621,24 @@ impl<'a, V> CursorMut<'a, V> {
     ) {
         let (first, last) = bounds(&range);
         let mut displaced = crate::displaced::DropLater::new(first, last);
-        self.tree.store_at(
-            &mut self.pos.path,
+        // The store walks the cursor's path to `first` before `split` or a
+        // `Clone` runs; if one panics, the tree is left as it was and the
+        // guard walks the path back to the cursor's index.
+        let mut store = Resync {
+            cursor: self,
+            to: None,
+        };
+        let c = &mut *store.cursor;
+        c.tree.store_at(
+            &mut c.pos.path,
             first,
             last,
             Some(value),
             &mut split,
             &mut displaced,
         );
-        self.pos.seek(self.tree, first);
+        store.to = Some(first);
+        drop(store);
         // Dropped once the tree and the cursor are whole again.
         drop(displaced);
     }
@@ -652,6 +661,22 @@ impl<'a, V> CursorMut<'a, V> {
         let out = self.tree.remove_at(&mut self.pos.path, range);
         self.pos.seek(self.tree, self.pos.index);
         out
+    }
+}
+
+/// Walks a [`CursorMut`]'s path to `to` when dropped (a store done), or
+/// back to the cursor's own index (a store that unwound): the path is then
+/// whole again whatever the store did with it.
+struct Resync<'c, 'a, V> {
+    cursor: &'c mut CursorMut<'a, V>,
+    to: Option<u64>,
+}
+
+impl<V> Drop for Resync<'_, '_, V> {
+    fn drop(&mut self) {
+        let c = &mut *self.cursor;
+        let index = self.to.unwrap_or(c.pos.index);
+        c.pos.seek(c.tree, index);
     }
 }
 

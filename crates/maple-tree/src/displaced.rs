@@ -9,6 +9,7 @@
 //! collection keeps dropping the other values when one panics (as a `Vec`
 //! does).
 
+use crate::teardown::for_each_guarded;
 use core::fmt;
 use core::iter::FusedIterator;
 use core::ops::RangeInclusive;
@@ -193,3 +194,11 @@ impl<V> DoubleEndedIterator for DisplacedIntoIter<V> {
 
 impl<V> ExactSizeIterator for DisplacedIntoIter<V> {}
 impl<V> FusedIterator for DisplacedIntoIter<V> {}
+
+/// Drops the entries not taken; if one's `Drop` panics, the others are
+/// still dropped (smallvec's own iterator would leak them).
+impl<V> Drop for DisplacedIntoIter<V> {
+    fn drop(&mut self) {
+        for_each_guarded(&mut self.inner, drop);
+    }
+}

@@ -386,6 +386,18 @@ macro_rules! crash_tests {
             }
 
             #[test]
+            fn displaced_into_iter_part_way() {
+                // The entries a removal handed back, taken by value from
+                // both ends; the rest dropped with the iterator.
+                crash_test::<$pad>("displaced_into_iter", |t| {
+                    let mut out = t.remove_range_displaced(300..=1_499).into_iter();
+                    drop(out.next());
+                    drop(out.next_back());
+                    assert_eq!(out.len(), 118);
+                });
+            }
+
+            #[test]
             fn clear() {
                 crash_test::<$pad>("clear", |t| t.clear());
             }
@@ -675,4 +687,25 @@ fn spanning_removal_with_the_41st_drop_panicking() {
     assert_eq!(t.len(), 3 + 499); // 0..=6, 10..=14, 15_001..=15_006, then whole entries
     drop(t);
     assert!(alive().is_empty());
+}
+
+/// A cursor's store whose `split` panics leaves the tree as it was, and the
+/// cursor where it stood: its index, range, value and removal agree.
+#[test]
+fn a_cursor_stays_whole_when_its_store_unwinds() {
+    for (at, stored) in [(10u64, 4..=5u64), (3, 5..=20), (0, 1..=1)] {
+        let mut t = MapleTree::new();
+        t.insert(0..=6, 0u64);
+        t.insert(30..=40, 1);
+        let mut c = t.cursor_mut(at);
+        let before = (c.index(), c.range(), c.get().copied());
+        let unwound = catch_unwind(AssertUnwindSafe(|| {
+            c.insert_with(stored.clone(), 9, |_, _| panic!("split"))
+        }));
+        assert!(unwound.is_err(), "{at} {stored:?}");
+        assert_eq!((c.index(), c.range(), c.get().copied()), before);
+        let removed = c.remove();
+        assert_eq!(removed.map(|(r, _)| r), before.2.map(|_| before.1.clone()));
+        t.validate().unwrap();
+    }
 }
