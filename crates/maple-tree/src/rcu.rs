@@ -28,12 +28,19 @@
 //! has left. Values of at most 8 bytes live inside nodes and are copied
 //! bitwise when a node is rebuilt; the old node keeps a copy that is never
 //! dropped (its memory is just reused later). A reader may therefore hold a
-//! reference to such a stale copy: for values with interior mutability
-//! (atomics) store them behind a `Box` or `Arc` so that every copy points to
-//! the same object. Larger values are always boxed and never move.
+//! reference to such a stale copy. That is harmless for plain data, but not
+//! for a value of at most 8 bytes with interior mutability (an atomic, a
+//! `Mutex<()>`, a `OnceLock<u32>`): a write through a reader's reference is
+//! lost to later readers, and one made while the writer copies the node is
+//! a data race, which is undefined behaviour. **Store such values behind a
+//! `Box` or an `Arc`**, so that every copy points to the same object. (Stable
+//! Rust cannot tell at compile time whether a type has interior mutability,
+//! so the tree cannot refuse such types; larger values are always boxed and
+//! never move.)
 //!
-//! `WriteGuard::remove` returns the removed range, not the value: readers may
-//! still be using the value, which is dropped after the grace period.
+//! [`WriteGuard::remove`] returns a clone of the removed value, as readers
+//! may still be using the tree's own, which is dropped after the grace
+//! period; [`WriteGuard::erase`] returns only the range, for any `V`.
 
 use crate::error::{AllocError, NoSpace, OccupiedError};
 use crate::iter::Range;
@@ -130,7 +137,7 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     /// tree.write().insert(0..10, 1);
     /// let r = tree.read();
     /// let v = r.get(3).unwrap();
-    /// assert_eq!(tree.write().remove(3), Some(0..=9)); // gone for new readers...
+    /// assert_eq!(tree.write().erase(3), Some(0..=9)); // gone for new readers...
     /// assert_eq!(*v, 1); // ...but alive for this one until its guard drops
     /// assert_eq!(tree.read().get(3), None);
     /// ```
@@ -530,16 +537,43 @@ impl<V> WriteGuard<'_, V> {
         self.write(|t| t.try_insert(first..=last, value))
     }
 
-    /// Removes the entry containing `index` and returns its range. The value
-    /// is dropped once no reader can still see it.
+    /// As [`MapleTree::remove`]: removes the whole entry containing `index`
+    /// and returns it. Readers may still hold a reference to the value, so
+    /// what is returned is a clone; the tree's own value is dropped once no
+    /// reader can still see it. [`erase`](Self::erase) removes an entry of
+    /// any `V` and returns its range.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// tree.write().insert(10..20, String::from("x"));
+    /// let r = tree.read();
+    /// let seen = r.get(15).unwrap();
+    /// assert_eq!(tree.write().remove(12), Some((10..=19, String::from("x"))));
+    /// assert_eq!(seen, "x"); // the reader's value is still there
+    /// assert!(tree.read().is_empty());
+    /// ```
+    #[doc(alias = "mtree_erase")]
+    pub fn remove(&mut self, index: u64) -> Option<(RangeInclusive<u64>, V)>
+    where
+        V: Clone,
+    {
+        let value = self.inner.get(index)?.clone();
+        let range = self.erase(index)?;
+        Some((range, value))
+    }
+
+    /// Removes the entry containing `index` and returns its range (the
+    /// kernel's `mtree_erase`, which returns no value either). The value is
+    /// dropped once no reader can still see it.
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
     /// tree.write().insert(10..20, "x");
-    /// assert_eq!(tree.write().remove(12), Some(10..=19));
+    /// assert_eq!(tree.write().erase(12), Some(10..=19));
     /// assert!(tree.read().is_empty());
     /// ```
-    pub fn remove(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
+    #[doc(alias = "mtree_erase")]
+    pub fn erase(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
         let mut path = crate::walk::Path::new();
         let range = self.inner.entry_at(&mut path, index)?;
         self.write(|t| {

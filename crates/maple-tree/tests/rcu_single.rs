@@ -58,7 +58,7 @@ fn writes_match_the_model_and_old_values_outlive_their_readers() {
                     assert_eq!(got, model.try_insert(first, last, step).is_ok());
                 }
                 3 => {
-                    let got = w.remove(first);
+                    let got = w.erase(first);
                     assert_eq!(got, model.remove(first).map(|(r, _)| r));
                 }
                 4 => {

@@ -109,7 +109,7 @@ fn readers_see_consistent_entries_under_a_writer_boxed_values() {
                     Tagged::new(r)
                 }),
                 5 => {
-                    w.remove(first);
+                    w.erase(first);
                 }
                 6 => w.remove_range_with(first..=last, |_, r| Tagged::new(r)),
                 _ => {
@@ -177,7 +177,7 @@ fn readers_see_consistent_entries_under_a_writer_inline_values() {
                 0..=5 => w.insert_with(first..=last, pack(&(first..=last)), |_, r| pack(&r)),
                 6 => w.remove_range_with(first..=last, |_, r| pack(&r)),
                 _ => {
-                    w.remove(first);
+                    w.erase(first);
                 }
             }
         }
