@@ -1,7 +1,8 @@
 //! Criterion micro-benchmark of aligned gap search on an allocation tree
 //! whose free ranges are all *tight*: each big enough for `size` but not for
 //! an aligned fit (the case the roomy `size + align - 1` pass cannot answer,
-//! which then looks at every such range), against the roomy case and the
+//! and every such range below the answer is looked at), against a roomy
+//! range below them all (answered by the roomy pass alone) and the
 //! unaligned search.
 //!
 //! Layout: entry `i` covers pages `8i..8i+5`, leaving 3-page free ranges at
@@ -50,10 +51,19 @@ fn aligned_search(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("tight_last", n), |b| {
             b.iter(|| last.find_gap_aligned(black_box(2 * PAGE), 4 * PAGE, ..end))
         });
-        // A roomy range exists (above the entries): the first pass finds it.
+        // A roomy range above the entries: the tight ranges below it are
+        // all looked at before it is the answer.
         assert_eq!(t.find_gap_aligned(2 * PAGE, 4 * PAGE, ..), Some(end));
-        g.bench_function(BenchmarkId::new("roomy", n), |b| {
+        g.bench_function(BenchmarkId::new("roomy_above_tight", n), |b| {
             b.iter(|| t.find_gap_aligned(black_box(2 * PAGE), 4 * PAGE, ..))
+        });
+        // A roomy range below every tight one (the first entry removed):
+        // the roomy pass alone answers.
+        let mut first = t.clone();
+        first.remove_range(..8 * PAGE);
+        assert_eq!(first.find_gap_aligned(2 * PAGE, 4 * PAGE, ..), Some(0));
+        g.bench_function(BenchmarkId::new("roomy_first", n), |b| {
+            b.iter(|| first.find_gap_aligned(black_box(2 * PAGE), 4 * PAGE, ..))
         });
         // Unaligned, for comparison: the first free range fits.
         g.bench_function(BenchmarkId::new("unaligned_find_gap", n), |b| {

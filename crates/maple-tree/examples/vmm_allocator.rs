@@ -4,8 +4,9 @@
 //! unplugged.
 //!
 //! The allocation tree records the largest free range below every internal
-//! node, so `find_gap` answers in O(log n). The alignment is added here on
-//! top of it (see `find_aligned`): exact, it never misses an aligned fit.
+//! node, so a gap search answers in O(log n); `find_gap_aligned` gives the
+//! lowest aligned fit, a tight one included (a free range of exactly the
+//! size that happens to be aligned).
 //!
 //! Run with `cargo run -p maple-tree --example vmm_allocator`.
 
@@ -93,29 +94,10 @@ impl AddressAllocator {
     }
 
     /// The lowest multiple of `align` that starts `size` free bytes inside
-    /// the window. Each step is one O(log n) gap search for `size` free
-    /// bytes; if the gap it lands in has no aligned fit, the next search
-    /// starts past that gap. So only gaps of at least `size` bytes are
-    /// visited, and a tight fit (a gap of exactly `size` bytes that happens
-    /// to be aligned) is found too, which a search for `size + align - 1`
-    /// bytes (the kernel's length + alignment-mask trick) would miss.
+    /// the window.
     fn find_aligned(&self, size: u64, align: u64) -> Option<u64> {
-        let hi = *self.window.end();
-        let mut lo = *self.window.start();
-        loop {
-            let start = self.regions.find_gap(size, lo..=hi)?;
-            // The free range the gap search landed in ends here.
-            let gap_end = (*self.regions.cursor(start).range().end()).min(hi);
-            if let Some(aligned) = align_up(start, align) {
-                if aligned <= gap_end && gap_end - aligned >= size - 1 {
-                    return Some(aligned);
-                }
-            }
-            if gap_end == hi {
-                return None;
-            }
-            lo = gap_end + 1;
-        }
+        self.regions
+            .find_gap_aligned(size, align, self.window.clone())
     }
 
     fn print(&self) {
@@ -130,10 +112,6 @@ impl AddressAllocator {
             );
         }
     }
-}
-
-fn align_up(addr: u64, align: u64) -> Option<u64> {
-    addr.checked_add(align - 1).map(|a| a & !(align - 1))
 }
 
 const KIB: u64 = 1 << 10;

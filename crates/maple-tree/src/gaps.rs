@@ -3,27 +3,33 @@
 //! ([`MapleTree::find_gap_aligned`], [`MapleTree::alloc_aligned`], and their
 //! top-down `_rev` forms), on the tree and on [`RcuMapleTree`]'s guards.
 //!
-//! # Aligned search: exact, and O(log n) when there is room
+//! # Aligned search: the lowest aligned fit, O(log n) when there is room
 //!
-//! The kernel asks its gap search for `size + align - 1` indices and aligns
-//! the start it gets (`vm_unmapped_area`'s `length + align_mask`): quick, but
+//! [`MapleTree::find_gap_aligned`] answers the lowest multiple of `align`
+//! that starts `size` free indices inside the window ([`_rev`]: the
+//! highest), as [`MapleTree::find_gap`] answers the lowest start. The
+//! kernel asks its gap search for `size + align - 1` indices and aligns the
+//! start it gets (`vm_unmapped_area`'s `length + align_mask`): quick, but
 //! it misses a gap that is big enough for an aligned fit yet shorter than
-//! `size + align - 1` (a *tight* fit). Here the search runs in two passes:
+//! `size + align - 1` (a *tight* fit), and so may answer a higher start
+//! than the lowest. Here the search runs in two passes:
 //!
-//! 1. *Roomy*: the lowest (highest) free range, clipped to the window, of at
-//!    least `size + align - 1` indices. Such a range certainly holds an
-//!    aligned fit, so the gap records steer the descent exactly as in
-//!    [`MapleTree::find_gap`]: O(log n) on an allocation tree.
-//! 2. *Tight*, only if pass 1 found nothing: every free range of at least
-//!    `size` indices, in order, is checked for an aligned fit. The gap
+//! 1. *Roomy*: the lowest free range, clipped to the window, of at least
+//!    `size + align - 1` indices. Such a range certainly holds an aligned
+//!    fit, so the gap records steer the descent exactly as in
+//!    [`MapleTree::find_gap`]: O(log n) on an allocation tree. Its lowest
+//!    aligned start is the answer unless a tight range below it fits.
+//! 2. *Tight*, below that answer (or everywhere, if pass 1 found nothing):
+//!    every free range of at least `size` indices, in order, is checked for
+//!    an aligned fit, and the first one found is the answer. The gap
 //!    records still skip every subtree without a range of `size`, but each
 //!    tight range that turns out misaligned costs a visit, so this pass is
 //!    O(log n) per tight range looked at.
 //!
-//! So a fit is never missed, and when one range has room to spare the answer
-//! comes as fast as an unaligned search. The answer is the lowest aligned
-//! start in the range that pass found (highest, for `_rev`).
+//! With alignment 1 every range of `size` is roomy, and the search is
+//! [`MapleTree::find_gap`]'s. The `_rev` forms mirror this from the top.
 //!
+//! [`_rev`]: MapleTree::find_gap_aligned_rev
 //! [`RcuMapleTree`]: crate::RcuMapleTree
 
 use crate::displaced::Single;
@@ -57,13 +63,11 @@ impl<V> MapleTree<V> {
         Gaps::new(self.top(), &within)
     }
 
-    /// A start `s`, a multiple of `align`, such that `s..=s+size-1` lies
-    /// inside `within` and holds no entry; `None` only if there is no such
-    /// `s` at all. The lowest aligned start in the lowest free range that has
-    /// `size + align - 1` indices inside `within`, or if there is none, in
-    /// the lowest free range that holds an aligned fit at all (see the module
-    /// docs: O(log n) on an allocation tree in the first case). With `align`
-    /// 1 this is [`find_gap`](Self::find_gap).
+    /// The lowest `s`, a multiple of `align`, such that `s..=s+size-1` lies
+    /// inside `within` and holds no entry; `None` if there is none. With
+    /// `align` 1 this is [`find_gap`](Self::find_gap). O(log n) on an
+    /// allocation tree when no free range shorter than `size + align - 1`
+    /// lies below the answer (see the module docs).
     ///
     /// ```
     /// let mut t = maple_tree::MapleTree::new_alloc();
@@ -90,9 +94,7 @@ impl<V> MapleTree<V> {
     }
 
     /// As [`find_gap_aligned`](Self::find_gap_aligned), from the top: the
-    /// highest aligned start in the highest free range with `size + align - 1`
-    /// indices inside `within`, or failing that, in the highest free range
-    /// that holds an aligned fit.
+    /// highest such `s`.
     ///
     /// ```
     /// let mut t = maple_tree::MapleTree::new_alloc();
@@ -269,16 +271,35 @@ pub(crate) fn aligned_search(
         hi,
         need: size,
     };
-    if let Some(need) = size.checked_add(align - 1) {
-        let roomy = AlignedQuery { need, ..tight };
-        if let Some(found) = roomy.run(root, rev) {
-            return Some(found);
-        }
-        if need == size {
-            return None;
-        }
+    let roomy = size
+        .checked_add(align - 1)
+        .and_then(|need| AlignedQuery { need, ..tight }.run(root, rev));
+    let Some(found) = roomy else {
+        // No roomy range (with `align` 1, none of `size` at all).
+        return if align == 1 {
+            None
+        } else {
+            tight.run(root, rev)
+        };
+    };
+    if align == 1 {
+        return Some(found);
     }
-    tight.run(root, rev)
+    // A tight fit beyond `found`, in the search's order, comes first. None
+    // lies in `found`'s own free range, whose first (last) aligned fit
+    // `found` is, nor overlaps it: the window shrinks to what lies beyond.
+    let beyond = if rev {
+        found
+            .checked_add(size)
+            .filter(|&lo| lo <= hi)
+            .and_then(|lo| AlignedQuery { lo, ..tight }.run(root, true))
+    } else {
+        found
+            .checked_sub(1)
+            .filter(|&hi| hi >= lo)
+            .and_then(|hi| AlignedQuery { hi, ..tight }.run(root, false))
+    };
+    Some(beyond.unwrap_or(found))
 }
 
 /// Two paths walking toward each other over the free ranges inside

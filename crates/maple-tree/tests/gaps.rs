@@ -10,10 +10,9 @@ use maple_tree::{MapleTree, RcuMapleTree};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-/// The model's answer, by the documented rule: the lowest (highest) free
-/// range clipped to the window with `size + align - 1` indices, else the
-/// lowest (highest) with any aligned fit; in it, the lowest (highest)
-/// aligned start. Computed in u128 so that no edge can overflow.
+/// The model's answer, by the documented rule: the lowest (highest)
+/// multiple of `align` that starts a run of `size` free indices inside the
+/// window. Computed in u128 so that no edge can overflow.
 fn model_aligned(
     m: &Model<u64>,
     size: u64,
@@ -43,14 +42,6 @@ fn model_aligned(
     let mut gaps = m.gaps_within(lo, hi);
     if rev {
         gaps.reverse();
-    }
-    let roomy = size + align - 1;
-    if roomy <= u64::MAX as u128 {
-        for &(s, e) in &gaps {
-            if (e - s) as u128 + 1 >= roomy {
-                return fit(s, e);
-            }
-        }
     }
     gaps.iter().find_map(|&(s, e)| fit(s, e))
 }
@@ -315,8 +306,11 @@ fn guards_search_the_published_tree() {
         [60..=63, 94..=99, 160..=199]
     );
     assert_eq!(r.gaps(..200).next_back(), Some(160..=199));
-    // Room to spare above the last entry: that range, as the kernel would.
-    assert_eq!(r.find_gap_aligned(30, 32, ..), Some(29_984));
+    // Room to spare above the last entry, but a tight fit lies lower: the
+    // lowest aligned fit, where the kernel's search would take the roomy
+    // range above.
+    assert_eq!(r.find_gap_aligned(30, 32, ..), Some(160));
+    assert_eq!(r.find_gap_aligned(30, 32, 29_961..), Some(29_984));
     assert_eq!(r.find_gap_aligned(30, 32, ..29_000), Some(160));
     assert_eq!(r.find_gap_aligned_rev(30, 32, ..30_000), Some(29_664));
     assert_eq!(r.find_gap_aligned(30, 32, 5..5), None);
