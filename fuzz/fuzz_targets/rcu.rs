@@ -129,7 +129,7 @@ fn apply<V: Val + Send + Sync>(tree: &RcuMapleTree<V>, model: &mut Model<V>, op:
             }
         }
         Op::Remove(k) => {
-            let got = tree.write().remove(k.0);
+            let got = tree.write().erase(k.0);
             assert_eq!(got, model.remove(k.0).map(|(r, _)| r), "remove({:#x})", k.0);
         }
         Op::RemoveRange(r) => {

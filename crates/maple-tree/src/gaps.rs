@@ -457,58 +457,69 @@ impl<V> FusedIterator for Gaps<'_, V> {}
 mod concurrent {
     use super::{aligned_search, Gaps};
     use crate::error::NoSpace;
-    use crate::rcu::{ReadGuard, WriteGuard};
+    use crate::rcu::{unbox_no_space, ReadGuard, WriteGuard};
+    use alloc::boxed::Box;
     use core::ops::RangeBounds;
 
+    /// The gap searches both guards have, over their `top()` (the tree as
+    /// last published, or the writer's own).
+    macro_rules! gap_api {
+        () => {
+            /// As [`MapleTree::gaps`](crate::MapleTree::gaps), against the
+            /// tree as the guard sees it.
+            ///
+            /// ```
+            /// let tree = maple_tree::RcuMapleTree::new();
+            /// tree.write().insert(10..20, 1u32);
+            /// assert_eq!(tree.read().gaps(..30).collect::<Vec<_>>(), [0..=9, 20..=29]);
+            /// ```
+            ///
+            /// # Panics
+            /// If `within` is reversed.
+            #[track_caller]
+            pub fn gaps(&self, within: impl RangeBounds<u64>) -> Gaps<'_, V> {
+                Gaps::new(self.top(), &within)
+            }
+
+            /// As [`MapleTree::find_gap_aligned`](crate::MapleTree::find_gap_aligned),
+            /// against the published tree.
+            ///
+            /// # Panics
+            /// If `size` or `align` is 0, or `within` is reversed.
+            #[track_caller]
+            pub fn find_gap_aligned(
+                &self,
+                size: u64,
+                align: u64,
+                within: impl RangeBounds<u64>,
+            ) -> Option<u64> {
+                aligned_search(self.top().0, size, align, &within, false)
+            }
+
+            /// As [`MapleTree::find_gap_aligned_rev`](crate::MapleTree::find_gap_aligned_rev),
+            /// against the published tree.
+            ///
+            /// # Panics
+            /// If `size` or `align` is 0, or `within` is reversed.
+            #[track_caller]
+            pub fn find_gap_aligned_rev(
+                &self,
+                size: u64,
+                align: u64,
+                within: impl RangeBounds<u64>,
+            ) -> Option<u64> {
+                aligned_search(self.top().0, size, align, &within, true)
+            }
+        };
+    }
+
     impl<V> ReadGuard<'_, V> {
-        /// As [`MapleTree::gaps`](crate::MapleTree::gaps), against the
-        /// published tree.
-        ///
-        /// ```
-        /// let tree = maple_tree::RcuMapleTree::new();
-        /// tree.write().insert(10..20, 1u32);
-        /// assert_eq!(tree.read().gaps(..30).collect::<Vec<_>>(), [0..=9, 20..=29]);
-        /// ```
-        ///
-        /// # Panics
-        /// If `within` is reversed.
-        #[track_caller]
-        pub fn gaps(&self, within: impl RangeBounds<u64>) -> Gaps<'_, V> {
-            Gaps::new(self.top(), &within)
-        }
-
-        /// As [`MapleTree::find_gap_aligned`](crate::MapleTree::find_gap_aligned),
-        /// against the published tree.
-        ///
-        /// # Panics
-        /// If `size` or `align` is 0, or `within` is reversed.
-        #[track_caller]
-        pub fn find_gap_aligned(
-            &self,
-            size: u64,
-            align: u64,
-            within: impl RangeBounds<u64>,
-        ) -> Option<u64> {
-            aligned_search(self.top().0, size, align, &within, false)
-        }
-
-        /// As [`MapleTree::find_gap_aligned_rev`](crate::MapleTree::find_gap_aligned_rev),
-        /// against the published tree.
-        ///
-        /// # Panics
-        /// If `size` or `align` is 0, or `within` is reversed.
-        #[track_caller]
-        pub fn find_gap_aligned_rev(
-            &self,
-            size: u64,
-            align: u64,
-            within: impl RangeBounds<u64>,
-        ) -> Option<u64> {
-            aligned_search(self.top().0, size, align, &within, true)
-        }
+        gap_api!();
     }
 
     impl<V> WriteGuard<'_, V> {
+        gap_api!();
+
         /// As [`MapleTree::alloc_aligned`](crate::MapleTree::alloc_aligned).
         ///
         /// ```
@@ -528,7 +539,8 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned(size, align, within);
-            self.write(|t| t.store_found(found, size, value))
+            self.write(|t| t.store_found(found, size, Box::new(value)))
+                .map_err(unbox_no_space)
         }
 
         /// As [`MapleTree::alloc_aligned_rev`](crate::MapleTree::alloc_aligned_rev).
@@ -544,7 +556,8 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned_rev(size, align, within);
-            self.write(|t| t.store_found(found, size, value))
+            self.write(|t| t.store_found(found, size, Box::new(value)))
+                .map_err(unbox_no_space)
         }
     }
 }

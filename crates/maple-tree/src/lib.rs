@@ -125,6 +125,8 @@ extern crate alloc;
 #[doc = include_str!("../README.md")]
 pub struct CrateReadmeDoctests;
 
+#[cfg(feature = "std")]
+mod boxed;
 mod check;
 mod cmp;
 mod cursor;
@@ -167,7 +169,7 @@ pub use gaps::Gaps;
 pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
-pub use rcu::{RcuMapleTree, ReadGuard, WriteGuard};
+pub use rcu::{RcuMapleTree, RcuRange, ReadGuard, WriteGuard};
 pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;
 pub use views::{IntoKeys, IntoValues, Keys, RangeMut, Values, ValuesMut};

@@ -25,34 +25,35 @@
 //! # Values
 //!
 //! A value is dropped exactly once, after the last reader that could see it
-//! has left. Values of at most 8 bytes live inside nodes and are copied
-//! bitwise when a node is rebuilt; the old node keeps a copy that is never
-//! dropped (its memory is just reused later). A reader may therefore hold a
-//! reference to such a stale copy. That is harmless for plain data, but not
-//! for a value of at most 8 bytes with interior mutability (an atomic, a
-//! `Mutex<()>`, a `OnceLock<u32>`): a write through a reader's reference is
-//! lost to later readers, and one made while the writer copies the node is
-//! a data race, which is undefined behaviour. **Store such values behind a
-//! `Box` or an `Arc`**, so that every copy points to the same object. (Stable
-//! Rust cannot tell at compile time whether a type has interior mutability,
-//! so the tree cannot refuse such types; larger values are always boxed and
-//! never move.)
+//! has left. A reader holds references to values while the writer rebuilds
+//! the nodes around them, so a value must never move: the concurrent tree
+//! keeps every value in a `Box` of its own and moves only the pointer. (A
+//! plain [`MapleTree`] keeps values of at most 8 bytes inside its nodes;
+//! copying such a value while a reader holds a reference to it would lose
+//! what the reader writes through interior mutability, an atomic say, or
+//! race with it.) So [`RcuMapleTree::from`] and
+//! [`RcuMapleTree::into_inner`] take O(1) for values of more than 8 bytes,
+//! which a plain tree boxes too, and O(n) for smaller ones, each boxed or
+//! unboxed in turn.
 //!
 //! [`WriteGuard::remove`] returns a clone of the removed value, as readers
 //! may still be using the tree's own, which is dropped after the grace
 //! period; [`WriteGuard::erase`] returns only the range, for any `V`.
 
-use crate::error::{AllocError, NoSpace, OccupiedError};
+use crate::boxed::{box_values, unbox_values};
+use crate::error::{AllocError, CheckError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::{Handover, Limbo};
 use crate::node::{Node, NodePtr};
 use crate::read::ReadCore;
+use crate::stats::Stats;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 use crate::tree::{bounds, fmt_entries, MapleTree};
 use alloc::boxed::Box;
 use core::fmt;
+use core::iter::FusedIterator;
 use core::marker::PhantomData;
-use core::ops::{Deref, RangeBounds, RangeInclusive};
+use core::ops::{RangeBounds, RangeInclusive};
 use core::ptr::{self, NonNull};
 use crossbeam_epoch as epoch;
 use crossbeam_utils::CachePadded;
@@ -75,7 +76,7 @@ use std::sync::{Mutex, MutexGuard};
 ///     tree.write().insert(40..60, 2);      // one writer at a time
 /// });
 /// assert_eq!(tree.read().get(50), Some(&2));
-/// let plain = tree.into_inner();           // O(1)
+/// let plain = tree.into_inner();           // O(n): u64s leave their boxes
 /// assert_eq!(plain.len(), 3);
 /// ```
 pub struct RcuMapleTree<V> {
@@ -85,7 +86,9 @@ pub struct RcuMapleTree<V> {
     /// on another CPU would first fetch the line back from the writer's.
     top: CachePadded<AtomicPtr<Node>>,
     len: AtomicUsize,
-    writer: Mutex<MapleTree<V>>,
+    /// The writer's tree, each value in a box of its own (see "Values"
+    /// above).
+    writer: Mutex<MapleTree<Box<V>>>,
     /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
     _values: PhantomData<V>,
 }
@@ -169,7 +172,9 @@ impl<V: Send + Sync> RcuMapleTree<V> {
         w
     }
 
-    /// Leaves RCU mode, in O(1) (plus freeing what waits for readers to leave).
+    /// Leaves RCU mode, freeing what waits for readers to leave: in O(1) for
+    /// values of more than 8 bytes, else in O(n), each value taken out of
+    /// its box (see the module docs).
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
@@ -182,13 +187,15 @@ impl<V: Send + Sync> RcuMapleTree<V> {
         // `self` is owned: no reader can exist any more.
         tree.reclaim_all();
         tree.set_limbo(None);
-        tree
+        unbox_values(tree)
     }
 }
 
 impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
-    /// Enters RCU mode, in O(1).
-    fn from(mut tree: MapleTree<V>) -> Self {
+    /// Enters RCU mode: in O(1) for values of more than 8 bytes, else in
+    /// O(n), each value moved into a box of its own (see the module docs).
+    fn from(tree: MapleTree<V>) -> Self {
+        let mut tree = box_values(tree);
         tree.set_limbo(Some(Box::new(Limbo::new())));
         RcuMapleTree {
             top: CachePadded::new(AtomicPtr::new(encode(tree.root(), tree.height()))),
@@ -230,6 +237,221 @@ pub struct ReadGuard<'a, V> {
     _pin: epoch::Guard,
 }
 
+/// The entries of an [`RcuMapleTree`] in order, as `(range, &value)`; from
+/// [`ReadGuard::iter`] and [`ReadGuard::range`] (or the writer's).
+pub struct RcuRange<'a, V>(Range<'a, Box<V>>);
+
+impl<'a, V> Iterator for RcuRange<'a, V> {
+    type Item = (RangeInclusive<u64>, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(unbox)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<V> DoubleEndedIterator for RcuRange<'_, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(unbox)
+    }
+}
+
+impl<V> FusedIterator for RcuRange<'_, V> {}
+
+/// An iterator that goes on independently from where this one stands.
+impl<V> Clone for RcuRange<'_, V> {
+    fn clone(&self) -> Self {
+        RcuRange(self.0.clone())
+    }
+}
+
+/// The entries left, as a list of `(range, value)` pairs.
+impl<V: fmt::Debug> fmt::Debug for RcuRange<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// A `split` callback over values as one over their boxes.
+fn boxed<V>(
+    mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
+) -> impl FnMut(&Box<V>, RangeInclusive<u64>) -> Box<V> {
+    move |value, part| Box::new(split(value, part))
+}
+
+/// An allocation's error with the value that was not stored out of its box.
+pub(crate) fn unbox_no_space<V>(e: NoSpace<Box<V>>) -> NoSpace<V> {
+    NoSpace {
+        size: e.size,
+        value: *e.value,
+    }
+}
+
+/// A reference to a boxed value's entry as one to the value.
+#[allow(clippy::borrowed_box)] // the boxes are what the iterators yield
+fn unbox<V>((range, value): (RangeInclusive<u64>, &Box<V>)) -> (RangeInclusive<u64>, &V) {
+    (range, value)
+}
+
+/// The read methods both guards have, over what their `core()` reads (the
+/// tree as last published, for a [`ReadGuard`]; the writer's own, which it
+/// publishes with every write, for a [`WriteGuard`]).
+macro_rules! read_api {
+    () => {
+        /// The value of the entry containing `index`.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(10..=19, 'a');
+        /// let r = tree.read();
+        /// assert_eq!(r.get(15), Some(&'a'));
+        /// assert_eq!(r.get(20), None);
+        /// ```
+        #[inline]
+        pub fn get(&self, index: u64) -> Option<&V> {
+            self.core().get(index).map(|v| &**v)
+        }
+
+        /// The entry containing `index`.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(0x1000..0x2000, "text");
+        /// assert_eq!(tree.read().get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
+        /// ```
+        pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
+            self.core().get_key_value(index).map(unbox)
+        }
+
+        /// The entries in order (strictly increasing, never overlapping, each
+        /// one stored at some moment during the walk).
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(0..10, 1);
+        /// tree.write().insert(20..30, 2);
+        /// let r = tree.read();
+        /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &2)]);
+        /// ```
+        pub fn iter(&self) -> RcuRange<'_, V> {
+            RcuRange(self.core().range(&..))
+        }
+
+        /// The entries overlapping `range`, in order.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// let mut w = tree.write();
+        /// w.insert(0..=9, 'a');
+        /// w.insert(20..=29, 'b');
+        /// w.insert(40..=49, 'c');
+        /// drop(w);
+        /// let r = tree.read();
+        /// assert_eq!(r.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
+        /// ```
+        ///
+        /// # Panics
+        /// If `range` is reversed; an empty range yields nothing.
+        #[track_caller]
+        pub fn range(&self, range: impl RangeBounds<u64>) -> RcuRange<'_, V> {
+            RcuRange(self.core().range(&range))
+        }
+
+        /// Whether an entry contains `index`.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(10..20, ());
+        /// assert!(tree.read().contains(19));
+        /// assert!(!tree.read().contains(20));
+        /// ```
+        #[inline]
+        pub fn contains(&self, index: u64) -> bool {
+            self.get(index).is_some()
+        }
+
+        /// Whether any entry overlaps `range`.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(10..=19, 'a');
+        /// assert!(tree.read().overlaps(15..30));
+        /// assert!(!tree.read().overlaps(20..30));
+        /// ```
+        ///
+        /// # Panics
+        /// If `range` is reversed; an empty range overlaps nothing.
+        #[track_caller]
+        pub fn overlaps(&self, range: impl RangeBounds<u64>) -> bool {
+            self.range(range).next().is_some()
+        }
+
+        /// The lowest entry.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(50..60, 'b');
+        /// tree.write().insert(10..20, 'a');
+        /// assert_eq!(tree.read().first_key_value(), Some((10..=19, &'a')));
+        /// ```
+        pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+            self.core().first_key_value().map(unbox)
+        }
+
+        /// The highest entry.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new();
+        /// tree.write().insert(50..60, 'b');
+        /// tree.write().insert(10..20, 'a');
+        /// assert_eq!(tree.read().last_key_value(), Some((50..=59, &'b')));
+        /// ```
+        pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
+            self.core().last_key_value().map(unbox)
+        }
+
+        /// As [`MapleTree::find_gap`], against the published tree.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new_alloc();
+        /// tree.write().insert(0..0x1000, ());
+        /// tree.write().insert(0x1800..0x3000, ());
+        /// let r = tree.read();
+        /// assert_eq!(r.find_gap(0x800, ..), Some(0x1000));
+        /// assert_eq!(r.find_gap(0x1000, ..), Some(0x3000));
+        /// ```
+        ///
+        /// # Panics
+        /// If `size` is 0, or `within` is reversed (an empty window finds
+        /// nothing).
+        #[track_caller]
+        pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+            self.core().find_gap(size, &within, false)
+        }
+
+        /// As [`MapleTree::find_gap_rev`], against the published tree.
+        ///
+        /// ```
+        /// let tree = maple_tree::RcuMapleTree::new_alloc();
+        /// tree.write().insert(0x8000.., ());
+        /// assert_eq!(tree.read().find_gap_rev(0x1000, ..), Some(0x7000));
+        /// ```
+        ///
+        /// # Panics
+        /// If `size` is 0, or `within` is reversed (an empty window finds
+        /// nothing).
+        #[track_caller]
+        pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
+            self.core().find_gap(size, &within, true)
+        }
+    };
+}
+
 impl<V> ReadGuard<'_, V> {
     #[inline]
     pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
@@ -238,158 +460,13 @@ impl<V> ReadGuard<'_, V> {
 
     /// The shared read API over the tree as last published.
     #[inline]
-    fn core(&self) -> ReadCore<'_, V> {
+    fn core(&self) -> ReadCore<'_, Box<V>> {
         // The pin keeps every node and value reachable from the published
         // root alive for as long as the guard.
         ReadCore::new(self.top())
     }
 
-    /// The value of the entry containing `index`.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(10..=19, 'a');
-    /// let r = tree.read();
-    /// assert_eq!(r.get(15), Some(&'a'));
-    /// assert_eq!(r.get(20), None);
-    /// ```
-    #[inline]
-    pub fn get(&self, index: u64) -> Option<&V> {
-        self.core().get(index)
-    }
-
-    /// The entry containing `index`.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(0x1000..0x2000, "text");
-    /// assert_eq!(tree.read().get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
-    /// ```
-    pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-        self.core().get_key_value(index)
-    }
-
-    /// The entries in order (strictly increasing, never overlapping, each
-    /// one stored at some moment during the walk).
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(0..10, 1);
-    /// tree.write().insert(20..30, 2);
-    /// let r = tree.read();
-    /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &2)]);
-    /// ```
-    pub fn iter(&self) -> Range<'_, V> {
-        self.core().range(&..)
-    }
-
-    /// The entries overlapping `range`, in order.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// let mut w = tree.write();
-    /// w.insert(0..=9, 'a');
-    /// w.insert(20..=29, 'b');
-    /// w.insert(40..=49, 'c');
-    /// drop(w);
-    /// let r = tree.read();
-    /// assert_eq!(r.range(5..=20).map(|(_, v)| *v).collect::<String>(), "ab");
-    /// ```
-    ///
-    /// # Panics
-    /// If `range` is reversed; an empty range yields nothing.
-    #[track_caller]
-    pub fn range(&self, range: impl RangeBounds<u64>) -> Range<'_, V> {
-        self.core().range(&range)
-    }
-
-    /// Whether an entry contains `index`.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(10..20, ());
-    /// assert!(tree.read().contains(19));
-    /// assert!(!tree.read().contains(20));
-    /// ```
-    #[inline]
-    pub fn contains(&self, index: u64) -> bool {
-        self.get(index).is_some()
-    }
-
-    /// Whether any entry overlaps `range`.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(10..=19, 'a');
-    /// assert!(tree.read().overlaps(15..30));
-    /// assert!(!tree.read().overlaps(20..30));
-    /// ```
-    ///
-    /// # Panics
-    /// If `range` is reversed; an empty range overlaps nothing.
-    #[track_caller]
-    pub fn overlaps(&self, range: impl RangeBounds<u64>) -> bool {
-        self.range(range).next().is_some()
-    }
-
-    /// The lowest entry.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(50..60, 'b');
-    /// tree.write().insert(10..20, 'a');
-    /// assert_eq!(tree.read().first_key_value(), Some((10..=19, &'a')));
-    /// ```
-    pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.core().first_key_value()
-    }
-
-    /// The highest entry.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new();
-    /// tree.write().insert(50..60, 'b');
-    /// tree.write().insert(10..20, 'a');
-    /// assert_eq!(tree.read().last_key_value(), Some((50..=59, &'b')));
-    /// ```
-    pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-        self.core().last_key_value()
-    }
-
-    /// As [`MapleTree::find_gap`], against the published tree.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new_alloc();
-    /// tree.write().insert(0..0x1000, ());
-    /// tree.write().insert(0x1800..0x3000, ());
-    /// let r = tree.read();
-    /// assert_eq!(r.find_gap(0x800, ..), Some(0x1000));
-    /// assert_eq!(r.find_gap(0x1000, ..), Some(0x3000));
-    /// ```
-    ///
-    /// # Panics
-    /// If `size` is 0, or `within` is reversed (an empty window finds
-    /// nothing).
-    #[track_caller]
-    pub fn find_gap(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        self.core().find_gap(size, &within, false)
-    }
-
-    /// As [`MapleTree::find_gap_rev`], against the published tree.
-    ///
-    /// ```
-    /// let tree = maple_tree::RcuMapleTree::new_alloc();
-    /// tree.write().insert(0x8000.., ());
-    /// assert_eq!(tree.read().find_gap_rev(0x1000, ..), Some(0x7000));
-    /// ```
-    ///
-    /// # Panics
-    /// If `size` is 0, or `within` is reversed (an empty window finds
-    /// nothing).
-    #[track_caller]
-    pub fn find_gap_rev(&self, size: u64, within: impl RangeBounds<u64>) -> Option<u64> {
-        self.core().find_gap(size, &within, true)
-    }
+    read_api!();
 
     /// Entries as of the writer's last publish.
     ///
@@ -418,25 +495,87 @@ impl<V> ReadGuard<'_, V> {
 
 /// The one writer of an [`RcuMapleTree`]; from [`RcuMapleTree::write`].
 ///
-/// Reads through it (it dereferences to the writer's [`MapleTree`]) see the
-/// writer's own latest state. Every write is published to readers before the
-/// method returns.
+/// It reads as a [`ReadGuard`] does (the same methods), and sees its own
+/// latest state: every write is published to readers before the method
+/// returns.
 pub struct WriteGuard<'a, V> {
     tree: &'a RcuMapleTree<V>,
-    inner: MutexGuard<'a, MapleTree<V>>,
+    inner: MutexGuard<'a, MapleTree<Box<V>>>,
 }
 
-/// The writer's tree, as [`MapleTree`]'s `Debug` prints it.
+/// The writer's entries, as a map (as [`MapleTree`]'s `Debug` prints them).
 impl<V: fmt::Debug> fmt::Debug for WriteGuard<'_, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
+        fmt_entries(f, self.iter())
     }
 }
 
-impl<V> Deref for WriteGuard<'_, V> {
-    type Target = MapleTree<V>;
-    fn deref(&self) -> &MapleTree<V> {
-        &self.inner
+impl<V> WriteGuard<'_, V> {
+    /// The writer's tree: root and height.
+    #[inline]
+    pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
+        (self.inner.root(), self.inner.height())
+    }
+
+    /// The shared read API over the writer's tree.
+    #[inline]
+    fn core(&self) -> ReadCore<'_, Box<V>> {
+        // The guard holds the writer's mutex: nothing else changes or frees
+        // the tree while `self` is borrowed.
+        ReadCore::new(self.top())
+    }
+
+    read_api!();
+
+    /// Entries in the writer's tree.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.insert(0..100, 'a');
+    /// w.insert(40..60, 'b');
+    /// assert_eq!(w.len(), 3);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// As [`MapleTree::validate`], on the writer's tree.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.insert(0..10, 'a');
+    /// assert!(w.validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<(), CheckError> {
+        self.inner.validate()
+    }
+
+    /// As [`MapleTree::stats`], on the writer's tree (whose values are
+    /// boxed: see the module docs).
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// w.insert(0..10, 'a');
+    /// assert_eq!(w.stats().entries, 1);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.inner.stats()
+    }
+
+    /// Whether the writer's tree is empty.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new();
+    /// let mut w = tree.write();
+    /// assert!(w.is_empty());
+    /// w.insert(0..=0, 1u8);
+    /// assert!(!w.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
     }
 }
 
@@ -445,7 +584,7 @@ impl<V> WriteGuard<'_, V> {
     /// unlinked as a batch, tells the epoch collector what the limbo asks
     /// for ([`Limbo::after_write`]), and frees the batches no reader can see
     /// any more.
-    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<V>) -> R) -> R {
+    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<Box<V>>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
         let top = encode(t.root(), t.height());
@@ -490,7 +629,7 @@ impl<V> WriteGuard<'_, V> {
         V: Clone,
     {
         let (first, last) = bounds(&range);
-        self.write(|t| t.insert(first..=last, value))
+        self.write(|t| t.insert(first..=last, Box::new(value)))
     }
 
     /// As [`MapleTree::insert_with`].
@@ -512,7 +651,7 @@ impl<V> WriteGuard<'_, V> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| t.insert_with(first..=last, value, split))
+        self.write(|t| t.insert_with(first..=last, Box::new(value), boxed(split)))
     }
 
     /// As [`MapleTree::try_insert`].
@@ -534,7 +673,12 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<(), OccupiedError<V>> {
         let (first, last) = bounds(&range);
-        self.write(|t| t.try_insert(first..=last, value))
+        self.write(|t| t.try_insert(first..=last, Box::new(value)))
+            .map_err(|e| OccupiedError {
+                range: e.range,
+                occupied: e.occupied,
+                value: *e.value,
+            })
     }
 
     /// As [`MapleTree::remove`]: removes the whole entry containing `index`
@@ -557,7 +701,7 @@ impl<V> WriteGuard<'_, V> {
     where
         V: Clone,
     {
-        let value = self.inner.get(index)?.clone();
+        let value = V::clone(self.inner.get(index)?);
         let range = self.erase(index)?;
         Some((range, value))
     }
@@ -621,7 +765,7 @@ impl<V> WriteGuard<'_, V> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| t.remove_range_with(first..=last, split))
+        self.write(|t| t.remove_range_with(first..=last, boxed(split)))
     }
 
     /// As [`MapleTree::alloc`].
@@ -645,7 +789,8 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc(size, lo..=hi, value))
+        self.write(|t| t.alloc(size, lo..=hi, Box::new(value)))
+            .map_err(unbox_no_space)
     }
 
     /// As [`MapleTree::alloc_rev`].
@@ -668,7 +813,8 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc_rev(size, lo..=hi, value))
+        self.write(|t| t.alloc_rev(size, lo..=hi, Box::new(value)))
+            .map_err(unbox_no_space)
     }
 
     /// Removes every entry. Readers still walking the old tree keep it until

@@ -1213,6 +1213,37 @@ impl<V> MapleTree<V> {
         self.limbo = limbo;
     }
 
+    /// The same tree, its slots read as holding `W`s, in O(1).
+    ///
+    /// # Safety
+    /// Every present slot word must hold a `W` as [`value_word`] encodes it
+    /// (the words are not touched): a `V` boxed out of line
+    /// (`!is_inline::<V>()`) is held as `Box::into_raw` of a `Box<V>`, which
+    /// is how a `Box<V>`, a pointer stored inline, is held too. Nothing may
+    /// wait in the limbo, which is moved as it is.
+    ///
+    /// [`value_word`]: crate::node::value_word
+    pub(crate) unsafe fn cast_values<W>(self) -> MapleTree<W> {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped or used again, so each field read
+        // out of it moves to the new tree exactly once.
+        unsafe {
+            MapleTree {
+                root: this.root,
+                len: this.len,
+                #[cfg(feature = "write-stats")]
+                paths: core::ptr::read(&this.paths),
+                height: this.height,
+                alloc: this.alloc,
+                #[cfg(feature = "bench-internals")]
+                append_path: this.append_path,
+                pool: core::ptr::read(&this.pool),
+                limbo: core::ptr::read(&this.limbo),
+                _owns: PhantomData,
+            }
+        }
+    }
+
     /// The write-path counters (feature `write-stats`).
     #[cfg(feature = "write-stats")]
     #[inline]

@@ -236,3 +236,24 @@ fn an_iteration_outlives_the_splits_and_parent_copies_under_it() {
     plain.validate().unwrap();
     assert_eq!(plain.len(), 2 * n as usize);
 }
+
+/// A value a reader holds is never copied: a mutex the reader locked while
+/// the writer rebuilt the leaf around it is unlocked in the tree afterwards
+/// (with the value copied into the new leaf it would stay locked forever).
+#[test]
+fn a_value_a_reader_holds_is_not_copied() {
+    use std::sync::Mutex;
+    let fresh = |_: &Mutex<()>, _| Mutex::new(());
+    let tree: RcuMapleTree<Mutex<()>> = RcuMapleTree::new();
+    for k in 0..4u64 {
+        tree.write()
+            .insert_with(k * 10..=k * 10, Mutex::new(()), fresh);
+    }
+    {
+        let r = tree.read();
+        let held = r.get(0).unwrap().lock().unwrap();
+        tree.write().insert_with(5..=5, Mutex::new(()), fresh);
+        drop(held);
+    }
+    assert!(tree.read().get(0).unwrap().try_lock().is_ok());
+}

@@ -184,6 +184,38 @@ fn exclusive_iterators_and_entries_run_on_other_threads() {
     );
 }
 
+/// A reader stores through a small value with interior mutability while the
+/// writer rebuilds the leaf around it: the concurrent tree keeps every value
+/// in a box of its own, so the store reaches the one value later readers see
+/// and never races with the writer's copy of the leaf (Miri checks).
+#[test]
+fn an_rcu_reader_stores_through_an_atomic_while_the_writer_rebuilds() {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let fresh = |v: &AtomicU64, _| AtomicU64::new(v.load(Relaxed));
+    let tree: RcuMapleTree<AtomicU64> = RcuMapleTree::new();
+    for k in 0..4u64 {
+        tree.write()
+            .insert_with(k * 10..=k * 10, AtomicU64::new(k), fresh);
+    }
+    std::thread::scope(|s| {
+        let t = &tree;
+        s.spawn(move || {
+            let r = t.read();
+            let a = r.get(0).unwrap();
+            for i in 1..=20 {
+                a.store(100 + i, Relaxed);
+                std::thread::yield_now();
+            }
+        });
+        for k in 0..12u64 {
+            let at = 5 + k * 10;
+            tree.write().insert_with(at..=at, AtomicU64::new(0), fresh);
+            std::thread::yield_now();
+        }
+    });
+    assert_eq!(tree.read().get(0).unwrap().load(Relaxed), 120);
+}
+
 /// A reader looks up an index of a leaf while the writer appends to that
 /// leaf in place (the kernel's `mas_wr_append`): the writer stores pivots
 /// past the count the reader has seen, so the reader must read only the
