@@ -414,8 +414,11 @@ impl NodePtr {
         // body, and the leaf view's array is the longest of them. The one
         // pivot is read through a raw pointer: a reference to the array
         // (as `get_unchecked` takes) would also cover the pivots past the
-        // count that an RCU writer may be appending meanwhile.
+        // count that an RCU writer may be appending meanwhile. The bound
+        // `get_unchecked` would have told the optimiser is told here, so
+        // that the slot read beside the pivot keeps no bounds check.
         unsafe {
+            core::hint::assert_unchecked(i < LEAF_SLOTS - 1);
             ptr::addr_of!((*self.0.as_ptr()).body.leaf.pivots)
                 .cast::<u64>()
                 .add(i)
