@@ -24,7 +24,9 @@
 #   under strict provenance);
 # - send_sync: iterators, cursors and entries moved to and shared between
 #   threads (Miri checks the threads for data races), sized down; its RCU
-#   test (a read iterated on another thread while the writer stores) under
+#   tests (`an_rcu_read*`: a read iterated on another thread while the
+#   writer stores, a lookup while the writer appends to its leaf, a reader
+#   storing through an atomic while the writer rebuilds its leaf) under
 #   the flags of rcu_single;
 # - debug_views: what the mutable and owning iterators print (they lend
 #   the entries they have left while they print);
