@@ -26,8 +26,9 @@
 #   threads (Miri checks the threads for data races), sized down; its RCU
 #   tests (`an_rcu_read*`: a read iterated on another thread while the
 #   writer stores, a lookup while the writer appends to its leaf, a reader
-#   storing through an atomic while the writer rebuilds its leaf) under
-#   the flags of rcu_single;
+#   storing through an atomic while the writer rebuilds its leaf, a reader
+#   holding a value kept inside the nodes while the writer copies it into
+#   a rebuilt leaf) under the flags of rcu_single;
 # - debug_views: what the mutable and owning iterators print (they lend
 #   the entries they have left while they print);
 # - gaps' fallbacks_at_every_depth: gap searches that fail at the near edge

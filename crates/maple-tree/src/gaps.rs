@@ -457,8 +457,8 @@ impl<V> FusedIterator for Gaps<'_, V> {}
 mod concurrent {
     use super::{aligned_search, Gaps};
     use crate::error::NoSpace;
-    use crate::rcu::{unbox_no_space, ReadGuard, WriteGuard};
-    use alloc::boxed::Box;
+    use crate::rcu::{release_no_space, ReadGuard, WriteGuard};
+    use crate::rcu_storage::Storage;
     use core::ops::RangeBounds;
 
     /// The gap searches both guards have, over their `top()` (the tree as
@@ -513,11 +513,11 @@ mod concurrent {
         };
     }
 
-    impl<V> ReadGuard<'_, V> {
+    impl<V, S: Storage<V>> ReadGuard<'_, V, S> {
         gap_api!();
     }
 
-    impl<V> WriteGuard<'_, V> {
+    impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         gap_api!();
 
         /// As [`MapleTree::alloc_aligned`](crate::MapleTree::alloc_aligned).
@@ -539,8 +539,8 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned(size, align, within);
-            self.write(|t| t.store_found(found, size, Box::new(value)))
-                .map_err(unbox_no_space)
+            self.write(|t| t.store_found(found, size, S::hold_value(value)))
+                .map_err(release_no_space::<V, S>)
         }
 
         /// As [`MapleTree::alloc_aligned_rev`](crate::MapleTree::alloc_aligned_rev).
@@ -556,8 +556,8 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned_rev(size, align, within);
-            self.write(|t| t.store_found(found, size, Box::new(value)))
-                .map_err(unbox_no_space)
+            self.write(|t| t.store_found(found, size, S::hold_value(value)))
+                .map_err(release_no_space::<V, S>)
         }
     }
 }

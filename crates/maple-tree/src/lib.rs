@@ -145,6 +145,8 @@ mod pool;
 mod query;
 #[cfg(feature = "std")]
 mod rcu;
+#[cfg(feature = "std")]
+mod rcu_storage;
 mod read;
 #[cfg(feature = "serde")]
 pub mod serde;
@@ -170,6 +172,8 @@ pub use iter::{IntoIter, Iter, IterMut, Range};
 pub use pool::{release_cached_chunks, CACHE_LIMIT};
 #[cfg(feature = "std")]
 pub use rcu::{RcuMapleTree, RcuRange, ReadGuard, WriteGuard};
+#[cfg(feature = "std")]
+pub use rcu_storage::{Boxed, Frozen, Inline, Storage};
 pub use stats::{Stats, WritePaths};
 pub use tree::MapleTree;
 pub use views::{IntoKeys, IntoValues, Keys, RangeMut, Values, ValuesMut};

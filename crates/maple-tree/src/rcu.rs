@@ -26,8 +26,9 @@
 //!
 //! A value is dropped exactly once, after the last reader that could see it
 //! has left. A reader holds references to values while the writer rebuilds
-//! the nodes around them, so a value must never move: the concurrent tree
-//! keeps every value in a `Box` of its own and moves only the pointer. (A
+//! the nodes around them, copying their slots. By default
+//! ([`Boxed`](crate::Boxed)) the concurrent tree keeps every value in a
+//! `Box` of its own and moves only the pointer, so a value never moves. (A
 //! plain [`MapleTree`] keeps values of at most 8 bytes inside its nodes;
 //! copying such a value while a reader holds a reference to it would lose
 //! what the reader writes through interior mutability, an atomic say, or
@@ -36,15 +37,22 @@
 //! which a plain tree boxes too, and O(n) for smaller ones, each boxed or
 //! unboxed in turn.
 //!
+//! Values free of interior mutability ([`Frozen`]: integers, pointers,
+//! `Box`, `Arc`, …) can live inside the nodes as in a plain tree
+//! ([`Inline`](crate::Inline), from [`RcuMapleTree::new_inline`] or
+//! [`RcuMapleTree::from_inline`]): no allocation per store and no pointer
+//! to follow per lookup, since two copies of such a value are the same
+//! value. See `rcu_storage.rs`.
+//!
 //! [`WriteGuard::remove`] returns a clone of the removed value, as readers
 //! may still be using the tree's own, which is dropped after the grace
 //! period; [`WriteGuard::erase`] returns only the range, for any `V`.
 
-use crate::boxed::{box_values, unbox_values};
 use crate::error::{AllocError, CheckError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::{Handover, Limbo};
 use crate::node::{Node, NodePtr};
+use crate::rcu_storage::{held_split, Boxed, Frozen, Inline, Storage};
 use crate::read::ReadCore;
 use crate::stats::Stats;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
@@ -79,19 +87,30 @@ use std::sync::{Mutex, MutexGuard};
 /// let plain = tree.into_inner();           // O(n): u64s leave their boxes
 /// assert_eq!(plain.len(), 3);
 /// ```
-pub struct RcuMapleTree<V> {
+///
+/// `S` is how the tree holds its values: [`Boxed`] (the default, any `V`)
+/// or [`Inline`] (`V:` [`Frozen`]; from [`new_inline`](Self::new_inline)).
+pub struct RcuMapleTree<V, S: Storage<V> = Boxed> {
     /// Root pointer | height (null when empty): the one word of the tree
     /// every read loads, on a cache line of its own, apart from the count,
     /// mutex and tree that every write changes; in their line, each lookup
     /// on another CPU would first fetch the line back from the writer's.
     top: CachePadded<AtomicPtr<Node>>,
     len: AtomicUsize,
-    /// The writer's tree, each value in a box of its own (see "Values"
-    /// above).
-    writer: Mutex<MapleTree<Box<V>>>,
+    /// The writer's tree, each value as `S` holds it (see "Values" above).
+    writer: Mutex<MapleTree<S::Held>>,
     /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
     _values: PhantomData<V>,
 }
+
+// SAFETY: the tree owns its values (held as `V` or `Box<V>`, each `Send`
+// when `V` is) and its nodes; the atomics are `Send`. So it may move to
+// another thread when `V` may.
+unsafe impl<V: Send, S: Storage<V>> Send for RcuMapleTree<V, S> {}
+// SAFETY: shared, it lets any thread write (under the mutex, which needs
+// the owned tree to be `Send`: `V: Send`) and read, handing out `&V` on
+// any thread (`V: Sync`); the rest is atomics.
+unsafe impl<V: Send + Sync, S: Storage<V>> Sync for RcuMapleTree<V, S> {}
 
 /// The root pointer with the height in its low bits (nodes are 256-aligned),
 /// a pointer throughout so that it keeps the root's provenance.
@@ -111,7 +130,7 @@ fn decode(word: *mut Node) -> (Option<NodePtr>, usize) {
 }
 
 impl<V: Send + Sync> RcuMapleTree<V> {
-    /// An empty regular tree in RCU mode.
+    /// An empty regular tree in RCU mode, each value in a box of its own.
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
@@ -132,6 +151,59 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     pub fn new_alloc() -> Self {
         Self::from(MapleTree::new_alloc())
     }
+}
+
+impl<V: Send + Sync + Frozen> RcuMapleTree<V, Inline> {
+    /// An empty regular tree in RCU mode that keeps its values inside its
+    /// nodes, as a plain [`MapleTree`] does: no allocation per stored
+    /// value and no pointer to follow per lookup (see [`Inline`]).
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_inline();
+    /// tree.write().insert(0..10, 7u64);
+    /// assert_eq!(tree.read().get(5), Some(&7));
+    /// ```
+    pub fn new_inline() -> Self {
+        Self::from_inline(MapleTree::new())
+    }
+
+    /// As [`new_inline`](Self::new_inline), an allocation tree.
+    ///
+    /// ```
+    /// let tree = maple_tree::RcuMapleTree::new_alloc_inline();
+    /// tree.write().insert(0..0x1000, 1u32);
+    /// assert_eq!(tree.read().find_gap(0x1000, ..), Some(0x1000));
+    /// ```
+    pub fn new_alloc_inline() -> Self {
+        Self::from_inline(MapleTree::new_alloc())
+    }
+
+    /// Enters RCU mode, values kept inside the nodes: O(1).
+    ///
+    /// ```
+    /// let mut plain = maple_tree::MapleTree::new();
+    /// plain.insert(0..10, 1u8);
+    /// let tree = maple_tree::RcuMapleTree::from_inline(plain);
+    /// assert_eq!(tree.read().get(9), Some(&1));
+    /// ```
+    pub fn from_inline(tree: MapleTree<V>) -> Self {
+        Self::enter(tree)
+    }
+}
+
+impl<V: Send + Sync, S: Storage<V>> RcuMapleTree<V, S> {
+    /// Enters RCU mode: the values as `S` holds them, the tree given a
+    /// limbo, the root published.
+    fn enter(tree: MapleTree<V>) -> Self {
+        let mut tree = S::into_held_tree(tree);
+        tree.set_limbo(Some(Box::new(Limbo::new())));
+        RcuMapleTree {
+            top: CachePadded::new(AtomicPtr::new(encode(tree.root(), tree.height()))),
+            len: AtomicUsize::new(tree.len()),
+            writer: Mutex::new(tree),
+            _values: PhantomData,
+        }
+    }
 
     /// Starts a read. Never locks and never waits.
     ///
@@ -145,7 +217,7 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     /// assert_eq!(tree.read().get(3), None);
     /// ```
     #[doc(alias = "rcu_read_lock")]
-    pub fn read(&self) -> ReadGuard<'_, V> {
+    pub fn read(&self) -> ReadGuard<'_, V, S> {
         ReadGuard {
             tree: self,
             _pin: epoch::pin(),
@@ -163,7 +235,7 @@ impl<V: Send + Sync> RcuMapleTree<V> {
     /// drop(w);
     /// assert_eq!(tree.read().get(15), Some(&'b'));
     /// ```
-    pub fn write(&self) -> WriteGuard<'_, V> {
+    pub fn write(&self) -> WriteGuard<'_, V, S> {
         // A writer that panicked left the tree consistent (a store changes
         // nothing before its last fallible step), so poisoning is ignored.
         let inner = self.writer.lock().unwrap_or_else(|e| e.into_inner());
@@ -172,9 +244,9 @@ impl<V: Send + Sync> RcuMapleTree<V> {
         w
     }
 
-    /// Leaves RCU mode, freeing what waits for readers to leave: in O(1) for
-    /// values of more than 8 bytes, else in O(n), each value taken out of
-    /// its box (see the module docs).
+    /// Leaves RCU mode, freeing what waits for readers to leave: in O(1)
+    /// for values kept [`Inline`] or of more than 8 bytes, else in O(n),
+    /// each value taken out of its box (see the module docs).
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
@@ -187,7 +259,7 @@ impl<V: Send + Sync> RcuMapleTree<V> {
         // `self` is owned: no reader can exist any more.
         tree.reclaim_all();
         tree.set_limbo(None);
-        unbox_values(tree)
+        S::from_held_tree(tree)
     }
 }
 
@@ -195,14 +267,7 @@ impl<V: Send + Sync> From<MapleTree<V>> for RcuMapleTree<V> {
     /// Enters RCU mode: in O(1) for values of more than 8 bytes, else in
     /// O(n), each value moved into a box of its own (see the module docs).
     fn from(tree: MapleTree<V>) -> Self {
-        let mut tree = box_values(tree);
-        tree.set_limbo(Some(Box::new(Limbo::new())));
-        RcuMapleTree {
-            top: CachePadded::new(AtomicPtr::new(encode(tree.root(), tree.height()))),
-            len: AtomicUsize::new(tree.len()),
-            writer: Mutex::new(tree),
-            _values: PhantomData,
-        }
+        Self::enter(tree)
     }
 }
 
@@ -214,7 +279,7 @@ impl<V: Send + Sync> Default for RcuMapleTree<V> {
 
 /// The entries as last published, as a map (as [`MapleTree`]'s `Debug`
 /// prints them); takes a read.
-impl<V: Send + Sync + fmt::Debug> fmt::Debug for RcuMapleTree<V> {
+impl<V: Send + Sync + fmt::Debug, S: Storage<V>> fmt::Debug for RcuMapleTree<V, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.read().fmt(f)
     }
@@ -222,7 +287,7 @@ impl<V: Send + Sync + fmt::Debug> fmt::Debug for RcuMapleTree<V> {
 
 /// The entries as last published, as a map (as [`MapleTree`]'s `Debug`
 /// prints them).
-impl<V: fmt::Debug> fmt::Debug for ReadGuard<'_, V> {
+impl<V: fmt::Debug, S: Storage<V>> fmt::Debug for ReadGuard<'_, V, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_entries(f, self.iter())
     }
@@ -232,21 +297,21 @@ impl<V: fmt::Debug> fmt::Debug for ReadGuard<'_, V> {
 ///
 /// References it hands out live as long as the guard. Each call sees the
 /// tree as the writer last published it.
-pub struct ReadGuard<'a, V> {
-    tree: &'a RcuMapleTree<V>,
+pub struct ReadGuard<'a, V, S: Storage<V> = Boxed> {
+    tree: &'a RcuMapleTree<V, S>,
     _pin: epoch::Guard,
 }
 
 /// The entries of an [`RcuMapleTree`] in order, as `(range, &value)`; from
 /// [`ReadGuard::iter`] and [`ReadGuard::range`] (or the writer's).
-pub struct RcuRange<'a, V>(Range<'a, Box<V>>);
+pub struct RcuRange<'a, V, S: Storage<V> = Boxed>(Range<'a, S::Held>);
 
-impl<'a, V> Iterator for RcuRange<'a, V> {
+impl<'a, V: 'a, S: Storage<V>> Iterator for RcuRange<'a, V, S> {
     type Item = (RangeInclusive<u64>, &'a V);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(unbox)
+        self.0.next().map(unhold::<V, S>)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -254,48 +319,50 @@ impl<'a, V> Iterator for RcuRange<'a, V> {
     }
 }
 
-impl<V> DoubleEndedIterator for RcuRange<'_, V> {
+impl<'a, V: 'a, S: Storage<V>> DoubleEndedIterator for RcuRange<'a, V, S> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back().map(unbox)
+        self.0.next_back().map(unhold::<V, S>)
     }
 }
 
-impl<V> FusedIterator for RcuRange<'_, V> {}
+impl<'a, V: 'a, S: Storage<V>> FusedIterator for RcuRange<'a, V, S> {}
+
+// SAFETY: the iterator hands out `&V`s and reads the nodes and held values
+// (`V` or `Box<V>`) through shared references only: like `&V`, it may move
+// to or be shared with another thread when `V: Sync`.
+unsafe impl<V: Sync, S: Storage<V>> Send for RcuRange<'_, V, S> {}
+// SAFETY: as above.
+unsafe impl<V: Sync, S: Storage<V>> Sync for RcuRange<'_, V, S> {}
 
 /// An iterator that goes on independently from where this one stands.
-impl<V> Clone for RcuRange<'_, V> {
+impl<V, S: Storage<V>> Clone for RcuRange<'_, V, S> {
     fn clone(&self) -> Self {
         RcuRange(self.0.clone())
     }
 }
 
 /// The entries left, as a list of `(range, value)` pairs.
-impl<V: fmt::Debug> fmt::Debug for RcuRange<'_, V> {
+impl<'a, V: fmt::Debug + 'a, S: Storage<V>> fmt::Debug for RcuRange<'a, V, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.clone()).finish()
     }
 }
 
-/// A `split` callback over values as one over their boxes.
-fn boxed<V>(
-    mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
-) -> impl FnMut(&Box<V>, RangeInclusive<u64>) -> Box<V> {
-    move |value, part| Box::new(split(value, part))
-}
-
-/// An allocation's error with the value that was not stored out of its box.
-pub(crate) fn unbox_no_space<V>(e: NoSpace<Box<V>>) -> NoSpace<V> {
+/// An allocation's error with the value that was not stored as the value.
+pub(crate) fn release_no_space<V, S: Storage<V>>(e: NoSpace<S::Held>) -> NoSpace<V> {
     NoSpace {
         size: e.size,
-        value: *e.value,
+        value: S::release_value(e.value),
     }
 }
 
-/// A reference to a boxed value's entry as one to the value.
-#[allow(clippy::borrowed_box)] // the boxes are what the iterators yield
-fn unbox<V>((range, value): (RangeInclusive<u64>, &Box<V>)) -> (RangeInclusive<u64>, &V) {
-    (range, value)
+/// A reference to a held value's entry as one to the value.
+#[inline(always)]
+fn unhold<V, S: Storage<V>>(
+    (range, held): (RangeInclusive<u64>, &S::Held),
+) -> (RangeInclusive<u64>, &V) {
+    (range, S::held_value(held))
 }
 
 /// The read methods both guards have, over what their `core()` reads (the
@@ -314,7 +381,7 @@ macro_rules! read_api {
         /// ```
         #[inline]
         pub fn get(&self, index: u64) -> Option<&V> {
-            self.core().get(index).map(|v| &**v)
+            self.core().get(index).map(S::held_value)
         }
 
         /// The entry containing `index`.
@@ -325,7 +392,7 @@ macro_rules! read_api {
         /// assert_eq!(tree.read().get_key_value(0x1abc), Some((0x1000..=0x1fff, &"text")));
         /// ```
         pub fn get_key_value(&self, index: u64) -> Option<(RangeInclusive<u64>, &V)> {
-            self.core().get_key_value(index).map(unbox)
+            self.core().get_key_value(index).map(unhold::<V, S>)
         }
 
         /// The entries in order (strictly increasing, never overlapping, each
@@ -338,7 +405,7 @@ macro_rules! read_api {
         /// let r = tree.read();
         /// assert_eq!(r.iter().collect::<Vec<_>>(), [(0..=9, &1), (20..=29, &2)]);
         /// ```
-        pub fn iter(&self) -> RcuRange<'_, V> {
+        pub fn iter(&self) -> RcuRange<'_, V, S> {
             RcuRange(self.core().range(&..))
         }
 
@@ -358,7 +425,7 @@ macro_rules! read_api {
         /// # Panics
         /// If `range` is reversed; an empty range yields nothing.
         #[track_caller]
-        pub fn range(&self, range: impl RangeBounds<u64>) -> RcuRange<'_, V> {
+        pub fn range(&self, range: impl RangeBounds<u64>) -> RcuRange<'_, V, S> {
             RcuRange(self.core().range(&range))
         }
 
@@ -400,7 +467,7 @@ macro_rules! read_api {
         /// assert_eq!(tree.read().first_key_value(), Some((10..=19, &'a')));
         /// ```
         pub fn first_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-            self.core().first_key_value().map(unbox)
+            self.core().first_key_value().map(unhold::<V, S>)
         }
 
         /// The highest entry.
@@ -412,7 +479,7 @@ macro_rules! read_api {
         /// assert_eq!(tree.read().last_key_value(), Some((50..=59, &'b')));
         /// ```
         pub fn last_key_value(&self) -> Option<(RangeInclusive<u64>, &V)> {
-            self.core().last_key_value().map(unbox)
+            self.core().last_key_value().map(unhold::<V, S>)
         }
 
         /// As [`MapleTree::find_gap`], against the published tree.
@@ -452,7 +519,7 @@ macro_rules! read_api {
     };
 }
 
-impl<V> ReadGuard<'_, V> {
+impl<V, S: Storage<V>> ReadGuard<'_, V, S> {
     #[inline]
     pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
         decode(self.tree.top.load(Ordering::Acquire))
@@ -460,7 +527,7 @@ impl<V> ReadGuard<'_, V> {
 
     /// The shared read API over the tree as last published.
     #[inline]
-    fn core(&self) -> ReadCore<'_, Box<V>> {
+    fn core(&self) -> ReadCore<'_, S::Held> {
         // The pin keeps every node and value reachable from the published
         // root alive for as long as the guard.
         ReadCore::new(self.top())
@@ -498,19 +565,19 @@ impl<V> ReadGuard<'_, V> {
 /// It reads as a [`ReadGuard`] does (the same methods), and sees its own
 /// latest state: every write is published to readers before the method
 /// returns.
-pub struct WriteGuard<'a, V> {
-    tree: &'a RcuMapleTree<V>,
-    inner: MutexGuard<'a, MapleTree<Box<V>>>,
+pub struct WriteGuard<'a, V, S: Storage<V> = Boxed> {
+    tree: &'a RcuMapleTree<V, S>,
+    inner: MutexGuard<'a, MapleTree<S::Held>>,
 }
 
 /// The writer's entries, as a map (as [`MapleTree`]'s `Debug` prints them).
-impl<V: fmt::Debug> fmt::Debug for WriteGuard<'_, V> {
+impl<V: fmt::Debug, S: Storage<V>> fmt::Debug for WriteGuard<'_, V, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_entries(f, self.iter())
     }
 }
 
-impl<V> WriteGuard<'_, V> {
+impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// The writer's tree: root and height.
     #[inline]
     pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
@@ -519,7 +586,7 @@ impl<V> WriteGuard<'_, V> {
 
     /// The shared read API over the writer's tree.
     #[inline]
-    fn core(&self) -> ReadCore<'_, Box<V>> {
+    fn core(&self) -> ReadCore<'_, S::Held> {
         // The guard holds the writer's mutex: nothing else changes or frees
         // the tree while `self` is borrowed.
         ReadCore::new(self.top())
@@ -553,7 +620,7 @@ impl<V> WriteGuard<'_, V> {
     }
 
     /// As [`MapleTree::stats`], on the writer's tree (whose values are
-    /// boxed: see the module docs).
+    /// boxed unless [`Inline`]: see the module docs).
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
@@ -579,12 +646,12 @@ impl<V> WriteGuard<'_, V> {
     }
 }
 
-impl<V> WriteGuard<'_, V> {
+impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// Runs one write on the inner tree, publishes it, seals what it
     /// unlinked as a batch, tells the epoch collector what the limbo asks
     /// for ([`Limbo::after_write`]), and frees the batches no reader can see
     /// any more.
-    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<Box<V>>) -> R) -> R {
+    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<S::Held>) -> R) -> R {
         let out = op(&mut self.inner);
         let t = &*self.inner;
         let top = encode(t.root(), t.height());
@@ -629,7 +696,13 @@ impl<V> WriteGuard<'_, V> {
         V: Clone,
     {
         let (first, last) = bounds(&range);
-        self.write(|t| t.insert(first..=last, Box::new(value)))
+        self.write(|t| {
+            t.insert_with(
+                first..=last,
+                S::hold_value(value),
+                held_split::<V, S>(|v, _| v.clone()),
+            )
+        })
     }
 
     /// As [`MapleTree::insert_with`].
@@ -651,7 +724,13 @@ impl<V> WriteGuard<'_, V> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| t.insert_with(first..=last, Box::new(value), boxed(split)))
+        self.write(|t| {
+            t.insert_with(
+                first..=last,
+                S::hold_value(value),
+                held_split::<V, S>(split),
+            )
+        })
     }
 
     /// As [`MapleTree::try_insert`].
@@ -673,11 +752,11 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<(), OccupiedError<V>> {
         let (first, last) = bounds(&range);
-        self.write(|t| t.try_insert(first..=last, Box::new(value)))
+        self.write(|t| t.try_insert(first..=last, S::hold_value(value)))
             .map_err(|e| OccupiedError {
                 range: e.range,
                 occupied: e.occupied,
-                value: *e.value,
+                value: S::release_value(e.value),
             })
     }
 
@@ -701,7 +780,7 @@ impl<V> WriteGuard<'_, V> {
     where
         V: Clone,
     {
-        let value = V::clone(self.inner.get(index)?);
+        let value = V::clone(S::held_value(self.inner.get(index)?));
         let range = self.erase(index)?;
         Some((range, value))
     }
@@ -744,7 +823,7 @@ impl<V> WriteGuard<'_, V> {
         V: Clone,
     {
         let (first, last) = bounds(&range);
-        self.write(|t| t.remove_range(first..=last))
+        self.write(|t| t.remove_range_with(first..=last, held_split::<V, S>(|v, _| v.clone())))
     }
 
     /// As [`MapleTree::remove_range_with`].
@@ -765,7 +844,7 @@ impl<V> WriteGuard<'_, V> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| t.remove_range_with(first..=last, boxed(split)))
+        self.write(|t| t.remove_range_with(first..=last, held_split::<V, S>(split)))
     }
 
     /// As [`MapleTree::alloc`].
@@ -789,8 +868,8 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc(size, lo..=hi, Box::new(value)))
-            .map_err(unbox_no_space)
+        self.write(|t| t.alloc(size, lo..=hi, S::hold_value(value)))
+            .map_err(release_no_space::<V, S>)
     }
 
     /// As [`MapleTree::alloc_rev`].
@@ -813,8 +892,8 @@ impl<V> WriteGuard<'_, V> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc_rev(size, lo..=hi, Box::new(value)))
-            .map_err(unbox_no_space)
+        self.write(|t| t.alloc_rev(size, lo..=hi, S::hold_value(value)))
+            .map_err(release_no_space::<V, S>)
     }
 
     /// Removes every entry. Readers still walking the old tree keep it until

@@ -9,14 +9,16 @@
 
 mod common;
 use common::{Model, Rng};
-use maple_tree::{MapleTree, RcuMapleTree};
+use maple_tree::{Boxed, Inline, MapleTree, RcuMapleTree, Storage};
 use std::sync::{Arc, Weak};
 
 /// Entries of the random run (Miri interprets every step).
 const STEPS: u64 = if cfg!(miri) { 60 } else { 2_000 };
 
 /// The tree as a plain list, for comparing with the model.
-fn entries(t: &RcuMapleTree<Arc<u64>>) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
+fn entries<S: Storage<Arc<u64>>>(
+    t: &RcuMapleTree<Arc<u64>, S>,
+) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
     t.read().iter().map(|(r, v)| (r, **v)).collect()
 }
 
@@ -24,8 +26,37 @@ fn values(m: &Model<u64>) -> Vec<(std::ops::RangeInclusive<u64>, u64)> {
     m.entries()
 }
 
+/// An empty tree of each kind (regular, allocation), values boxed.
+fn boxed_tree<V: Send + Sync>(alloc: bool) -> RcuMapleTree<V> {
+    if alloc {
+        RcuMapleTree::new_alloc()
+    } else {
+        RcuMapleTree::new()
+    }
+}
+
+/// The same, values inside the nodes.
+fn inline_tree<V: Send + Sync + maple_tree::Frozen>(alloc: bool) -> RcuMapleTree<V, Inline> {
+    if alloc {
+        RcuMapleTree::new_alloc_inline()
+    } else {
+        RcuMapleTree::new_inline()
+    }
+}
+
 #[test]
 fn writes_match_the_model_and_old_values_outlive_their_readers() {
+    writes_match_the_model::<Boxed>(boxed_tree);
+}
+
+/// `Arc<u64>` lives in its slot word and has drop glue: the tree copies it
+/// into rebuilt nodes and drops it once, after the readers of the old copy.
+#[test]
+fn inline_writes_match_the_model_and_old_values_outlive_their_readers() {
+    writes_match_the_model::<Inline>(inline_tree);
+}
+
+fn writes_match_the_model<S: Storage<Arc<u64>>>(new: fn(bool) -> RcuMapleTree<Arc<u64>, S>) {
     for alloc in [false, true] {
         // Every value made, to check at the end that each was dropped.
         let mut made: Vec<Weak<u64>> = Vec::new();
@@ -34,11 +65,7 @@ fn writes_match_the_model_and_old_values_outlive_their_readers() {
             made.push(Arc::downgrade(&v));
             v
         };
-        let tree = if alloc {
-            RcuMapleTree::new_alloc()
-        } else {
-            RcuMapleTree::new()
-        };
+        let tree = new(alloc);
         let mut model = Model::<u64>::new();
         let mut rng = Rng(7 + alloc as u64);
         for step in 0..STEPS {
@@ -141,15 +168,31 @@ fn entering_and_leaving_rcu_mode_keeps_the_entries() {
     let back = rcu.into_inner();
     back.validate().unwrap();
     assert_eq!(back.get(3), Some(&1000));
+    // The same through inline storage, which keeps the nodes as they are.
+    let want: Vec<_> = back.iter().map(|(r, v)| (r, *v)).collect();
+    let rcu = RcuMapleTree::from_inline(back);
+    rcu.write().insert(7..=7, 2000);
+    let back = rcu.into_inner();
+    back.validate().unwrap();
+    assert_eq!(back.get(7), Some(&2000));
+    assert_eq!(back.len(), want.len() + 1);
 }
 
 #[test]
 fn small_values_replaced_under_a_reader_stay_readable() {
-    // `u64`s live in their slot words and have no drop glue: the tree does
-    // not keep them for the readers, who read them in the replaced leaves,
-    // which are kept.
+    small_values_replaced::<Boxed>(boxed_tree(false));
+}
+
+/// Kept inline, `u64`s live in their slot words and have no drop glue: the
+/// tree does not keep them for the readers, who read them in the replaced
+/// leaves, which are kept.
+#[test]
+fn inline_small_values_replaced_under_a_reader_stay_readable() {
+    small_values_replaced::<Inline>(inline_tree(false));
+}
+
+fn small_values_replaced<S: Storage<u64>>(tree: RcuMapleTree<u64, S>) {
     let n = if cfg!(miri) { 40 } else { 400 };
-    let tree = RcuMapleTree::new();
     {
         let mut w = tree.write();
         for i in 0..n {
@@ -189,11 +232,19 @@ fn small_values_replaced_under_a_reader_stay_readable() {
 
 #[test]
 fn an_iteration_outlives_the_splits_and_parent_copies_under_it() {
+    an_iteration_outlives_splits::<Boxed>(boxed_tree(false));
+}
+
+#[test]
+fn an_inline_iteration_outlives_the_splits_and_parent_copies_under_it() {
+    an_iteration_outlives_splits::<Inline>(inline_tree(false));
+}
+
+fn an_iteration_outlives_splits<S: Storage<u64>>(tree: RcuMapleTree<u64, S>) {
     // Every leaf gains an entry in each of its gaps, so every leaf splits
     // and every parent is copied (or rebuilt) while the iteration that
     // started before still walks the old nodes.
     let n = if cfg!(miri) { 200 } else { 2_000 };
-    let tree = RcuMapleTree::new();
     {
         let mut w = tree.write();
         for i in 0..n {

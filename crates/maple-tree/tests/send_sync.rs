@@ -5,9 +5,9 @@
 //! threads.
 
 use maple_tree::{
-    Cursor, CursorMut, Displaced, DisplacedIntoIter, Entry, ExtractIf, Gaps, IntoIter, IntoKeys,
-    IntoValues, Iter, IterMut, Keys, MapleTree, OccupiedEntry, Range, RangeMut, RcuMapleTree,
-    ReadGuard, VacantEntry, Values, ValuesMut,
+    Cursor, CursorMut, Displaced, DisplacedIntoIter, Entry, ExtractIf, Gaps, Inline, IntoIter,
+    IntoKeys, IntoValues, Iter, IterMut, Keys, MapleTree, OccupiedEntry, Range, RangeMut,
+    RcuMapleTree, ReadGuard, VacantEntry, Values, ValuesMut,
 };
 use std::cell::Cell;
 use std::ops::RangeInclusive;
@@ -115,6 +115,14 @@ assert_not!(Sync: IntoKeys<SendOnly>, IntoValues<SendOnly>);
 assert_not!(Send: ReadGuard<'static, u64>);
 assert_not!(Sync: ReadGuard<'static, u64>);
 assert_not!(Sync: RcuMapleTree<SendOnly>);
+// Values kept inside the nodes follow the same rules.
+assert_not!(Send: ReadGuard<'static, u64, Inline>);
+assert_not!(Send: RcuMapleTree<Neither, Inline>);
+assert_not!(Sync: RcuMapleTree<Neither, Inline>);
+const _: fn() = || {
+    is_send::<RcuMapleTree<u64, Inline>>();
+    is_sync::<RcuMapleTree<u64, Inline>>();
+};
 
 /// Entries in the trees below: several levels high, except under Miri
 /// (which checks the threads for data races), where that takes too long.
@@ -214,6 +222,36 @@ fn an_rcu_reader_stores_through_an_atomic_while_the_writer_rebuilds() {
         }
     });
     assert_eq!(tree.read().get(0).unwrap().load(Relaxed), 120);
+}
+
+/// A reader reads a small value kept inside the nodes (`Inline`) again and
+/// again while the writer rebuilds the leaf around it, copying the value:
+/// both only read it, so the copies never race (Miri checks), and the
+/// reference stays valid and unchanged until the guard goes.
+#[test]
+fn an_rcu_reader_holds_an_inline_value_while_the_writer_rebuilds() {
+    let tree = RcuMapleTree::new_inline();
+    for k in 0..4u64 {
+        tree.write().insert(k * 10..=k * 10, k + 100);
+    }
+    std::thread::scope(|s| {
+        let t = &tree;
+        s.spawn(move || {
+            let r = t.read();
+            let a: &u64 = r.get(10).unwrap();
+            for _ in 0..20 {
+                assert_eq!(*std::hint::black_box(a), 101);
+                std::thread::yield_now();
+            }
+        });
+        for k in 0..12u64 {
+            let at = 5 + k * 10;
+            tree.write().insert(at..=at, k);
+            std::thread::yield_now();
+        }
+    });
+    assert_eq!(tree.read().get(10), Some(&101));
+    assert_eq!(tree.read().len(), 16);
 }
 
 /// A reader looks up an index of a leaf while the writer appends to that
