@@ -7,12 +7,13 @@
 //! which must still read what they read when taken (with heap-owning
 //! `String` values, AddressSanitizer sees a value freed while a reader
 //! could still see it). After every write the tree must hold exactly the
-//! model's entries; at the end it must validate.
+//! model's entries; at the end it must validate. Both storages run: each
+//! value in a box of its own (`Boxed`) and inside the nodes (`Inline`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use maple_fuzz::{check_alloc, Key, Model, Range, Size, Val};
-use maple_tree::RcuMapleTree;
+use maple_tree::{Boxed, Frozen, Inline, RcuMapleTree, Storage};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 enum Op {
@@ -37,26 +38,49 @@ enum Op {
 struct Input {
     alloc_tree: bool,
     boxed_values: bool,
+    inline_storage: bool,
     ops: Vec<Op>,
 }
 
 fuzz_target!(|input: Input| {
-    if input.boxed_values {
-        run::<String>(input.alloc_tree, &input.ops)
-    } else {
-        run::<u64>(input.alloc_tree, &input.ops)
+    match (input.boxed_values, input.inline_storage) {
+        (true, false) => run::<String, Boxed>(input.alloc_tree, &input.ops),
+        (true, true) => run::<String, Inline>(input.alloc_tree, &input.ops),
+        (false, false) => run::<u64, Boxed>(input.alloc_tree, &input.ops),
+        (false, true) => run::<u64, Inline>(input.alloc_tree, &input.ops),
     }
 });
+
+/// A storage with the constructors of an empty tree using it.
+trait NewTree<V>: Storage<V> + Sized {
+    fn new_tree(alloc_tree: bool) -> RcuMapleTree<V, Self>;
+}
+
+impl<V: Send + Sync> NewTree<V> for Boxed {
+    fn new_tree(alloc_tree: bool) -> RcuMapleTree<V> {
+        if alloc_tree {
+            RcuMapleTree::new_alloc()
+        } else {
+            RcuMapleTree::new()
+        }
+    }
+}
+
+impl<V: Send + Sync + Frozen> NewTree<V> for Inline {
+    fn new_tree(alloc_tree: bool) -> RcuMapleTree<V, Inline> {
+        if alloc_tree {
+            RcuMapleTree::new_alloc_inline()
+        } else {
+            RcuMapleTree::new_inline()
+        }
+    }
+}
 
 /// At most this many read guards are held at once.
 const MAX_HELD: usize = 4;
 
-fn run<V: Val + Send + Sync>(alloc_tree: bool, ops: &[Op]) {
-    let tree: RcuMapleTree<V> = if alloc_tree {
-        RcuMapleTree::new_alloc()
-    } else {
-        RcuMapleTree::new()
-    };
+fn run<V: Val + Send + Sync, S: NewTree<V>>(alloc_tree: bool, ops: &[Op]) {
+    let tree = S::new_tree(alloc_tree);
     let mut model = Model::<V>::new();
     run_ops(&tree, &mut model, ops, 0);
     let plain = tree.into_inner();
@@ -68,8 +92,8 @@ fn run<V: Val + Send + Sync>(alloc_tree: bool, ops: &[Op]) {
 }
 
 /// Runs `ops`; `held` read guards are held by the callers.
-fn run_ops<V: Val + Send + Sync>(
-    tree: &RcuMapleTree<V>,
+fn run_ops<V: Val + Send + Sync, S: Storage<V>>(
+    tree: &RcuMapleTree<V, S>,
     model: &mut Model<V>,
     ops: &[Op],
     held: usize,
@@ -104,7 +128,11 @@ fn run_ops<V: Val + Send + Sync>(
     }
 }
 
-fn apply<V: Val + Send + Sync>(tree: &RcuMapleTree<V>, model: &mut Model<V>, op: &Op) {
+fn apply<V: Val + Send + Sync, S: Storage<V>>(
+    tree: &RcuMapleTree<V, S>,
+    model: &mut Model<V>,
+    op: &Op,
+) {
     match op {
         Op::Insert(r, v) => {
             tree.write().insert(r.first..=r.last, V::make(*v));

@@ -720,15 +720,18 @@ mod tests {
             [
                 "rcu_read 1000000 maple-rcu",
                 "rcu_read 1000000 maple-rcu-b64",
+                "rcu_read 1000000 maple-rcu-inline",
                 "rcu_read_under_write 1000000 maple-rcu",
                 "rcu_read_under_write 1000000 maple-rcu-b64",
+                "rcu_read_under_write 1000000 maple-rcu-inline",
                 "rcu_write 1000000 maple",
                 "rcu_write 1000000 maple-rcu",
                 "rcu_write 1000000 maple-rcu-b64",
+                "rcu_write 1000000 maple-rcu-inline",
             ]
         );
         assert_eq!(p[0].0.q, Some(10_000_000));
-        assert_eq!(p[4].0.q, Some(1_000_000));
+        assert_eq!(p[6].0.q, Some(1_000_000));
         let p = planned(&["-w", "rcu_write", "-i", "maple,btreemap", "--quick"]).unwrap();
         assert_eq!(names(&p), ["rcu_write 200000 maple"]);
         assert_eq!(p[0].0.q, Some(200_000));
@@ -784,7 +787,7 @@ mod tests {
             budget: None,
         };
         let ms = bench::run(&cases, &impls, plan);
-        assert_eq!(ms.len(), 3 + 2 + 2 + 2 + 2 + 3);
+        assert_eq!(ms.len(), 3 + 2 + 2 + 3 + 3 + 4);
         for m in &ms {
             let Outcome::Ok(t) = &m.outcome else {
                 panic!("{}", report::lines(std::slice::from_ref(m)))

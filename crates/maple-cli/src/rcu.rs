@@ -27,7 +27,10 @@
 //! `impl=maple-rcu` takes one guard per operation (a `read()` per lookup, a
 //! `write()` per store: what a caller that does one thing at a time pays);
 //! `impl=maple-rcu-b64` one guard per 64 lookups (or stores). The writer of
-//! `rcu_read_under_write` takes one `write()` per store in both.
+//! `rcu_read_under_write` takes one `write()` per store in both. Both keep
+//! each value in a box of its own (`Boxed`, the default storage);
+//! `impl=maple-rcu-inline` is `maple-rcu` with the values inside the nodes
+//! (`Inline`, for values free of interior mutability, as `u64` is).
 //!
 //! Threads: at most two run, the reader pinned to CPU 1 and the writer to CPU 0
 //! (best effort, `sched_setaffinity`); the main thread only waits for them.
@@ -38,7 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use maple_tree::{MapleTree, RcuMapleTree};
+use maple_tree::{Boxed, Inline, MapleTree, RcuMapleTree, Storage};
 
 use crate::rep::{Rep, Session, SharedRead};
 use crate::rng::SplitMix64;
@@ -81,13 +84,31 @@ pub fn pin_current_thread(cpu: usize) -> bool {
     }
 }
 
+/// How the benchmarked tree holds its `u64`s: a storage of `RcuMapleTree`,
+/// with the constructor that enters RCU mode with it.
+pub trait ValueStorage: Storage<u64> + Sized + 'static {
+    fn rcu_tree(tree: MapleTree<u64>) -> RcuMapleTree<u64, Self>;
+}
+
+impl ValueStorage for Boxed {
+    fn rcu_tree(tree: MapleTree<u64>) -> RcuMapleTree<u64> {
+        RcuMapleTree::from(tree)
+    }
+}
+
+impl ValueStorage for Inline {
+    fn rcu_tree(tree: MapleTree<u64>) -> RcuMapleTree<u64, Inline> {
+        RcuMapleTree::from_inline(tree)
+    }
+}
+
 /// `seq_store(n)` into a regular `MapleTree`, moved into RCU mode.
-fn seq_tree(n: u64) -> RcuMapleTree<u64> {
+fn seq_tree<S: ValueStorage>(n: u64) -> RcuMapleTree<u64, S> {
     let mut t = MapleTree::new();
     for i in 0..n {
         t.insert(16 * i..=16 * i + 9, i + 1);
     }
-    RcuMapleTree::from(t)
+    S::rcu_tree(t)
 }
 
 /// What the reader did.
@@ -113,8 +134,8 @@ impl std::ops::AddAssign for Read {
 
 /// `q` of `load`'s lookups (continuing `rng`) through `read()` guards, `B`
 /// lookups per guard.
-fn reader<const B: usize>(
-    tree: &RcuMapleTree<u64>,
+fn reader<const B: usize, S: ValueStorage>(
+    tree: &RcuMapleTree<u64, S>,
     rng: &mut SplitMix64,
     n: u64,
     q: u64,
@@ -204,7 +225,7 @@ impl Drop for WriterGone<'_> {
 /// `overwrite`'s stores, one `write()` per store, in passes of `n` stores (the
 /// stream reset at each), in the phases `steer` says, until it says stop.
 /// Returns the number of stores.
-fn writer(tree: &RcuMapleTree<u64>, n: u64, steer: &Steering) -> u64 {
+fn writer<S: ValueStorage>(tree: &RcuMapleTree<u64, S>, n: u64, steer: &Steering) -> u64 {
     let _gone = WriterGone(steer);
     let span = 16 * n;
     let mut rng = SplitMix64::new();
@@ -261,13 +282,13 @@ fn join<T>(h: thread::ScopedJoinHandle<'_, T>, who: &str) -> T {
 }
 
 /// One `rcu_read` repetition on `tree`: the reader alone on its thread.
-fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
+fn read_solo<const B: usize, S: ValueStorage>(tree: &RcuMapleTree<u64, S>, n: u64, q: u64) -> Rep {
     let r = thread::scope(|s| {
         let h = s.spawn(|| {
             pin_current_thread(READER_CPU);
             // Through `timed_part` for `--count instructions` (the reader
             // times itself).
-            crate::timer::timed_part(|| reader::<B>(tree, &mut SplitMix64::new(), n, q, n)).1
+            crate::timer::timed_part(|| reader::<B, S>(tree, &mut SplitMix64::new(), n, q, n)).1
         });
         join(h, "reader")
     });
@@ -277,8 +298,8 @@ fn read_solo<const B: usize>(tree: &RcuMapleTree<u64>, n: u64, q: u64) -> Rep {
 
 /// The reader's side of `rcu_read_under_write`: the segments, alternately with
 /// the writer paused and storing. Returns (paused, storing, stores while storing).
-fn steered_reader<const B: usize>(
-    tree: &RcuMapleTree<u64>,
+fn steered_reader<const B: usize, S: ValueStorage>(
+    tree: &RcuMapleTree<u64, S>,
     steer: &Steering,
     writer: &Thread,
     n: u64,
@@ -297,7 +318,7 @@ fn steered_reader<const B: usize>(
         let share = q * (i + 1) / SEGMENTS - q * i / SEGMENTS;
         steer.enter(2 * i, writer);
         let s0 = steer.stores.load(Ordering::Relaxed);
-        paused += reader::<B>(tree, &mut rng, n, share, n);
+        paused += reader::<B, S>(tree, &mut rng, n, share, n);
         let s1 = steer.stores.load(Ordering::Relaxed);
         assert_eq!(
             s0, s1,
@@ -305,7 +326,7 @@ fn steered_reader<const B: usize>(
         );
         steer.enter(2 * i + 1, writer);
         let s0 = steer.stores.load(Ordering::Relaxed);
-        storing += reader::<B>(tree, &mut rng, n, share, n);
+        storing += reader::<B, S>(tree, &mut rng, n, share, n);
         stores += steer.stores.load(Ordering::Relaxed) - s0;
     }
     (paused, storing, stores)
@@ -313,8 +334,8 @@ fn steered_reader<const B: usize>(
 
 /// One `rcu_read_under_write` repetition: a fresh tree, the writer thread, and
 /// the reader steering it through the segments.
-fn read_under_write<const B: usize>(n: u64, q: u64) -> Rep {
-    let tree = seq_tree(n);
+fn read_under_write<const B: usize, S: ValueStorage>(n: u64, q: u64) -> Rep {
+    let tree = seq_tree::<S>(n);
     let steer = Steering::new();
     let (paused, storing, during) = thread::scope(|s| {
         let w = s.spawn(|| {
@@ -325,7 +346,7 @@ fn read_under_write<const B: usize>(n: u64, q: u64) -> Rep {
         let (tree, steer_ref, wt) = (&tree, &steer, writer_thread.clone());
         let r = s.spawn(move || {
             pin_current_thread(READER_CPU);
-            steered_reader::<B>(tree, steer_ref, &wt, n, q)
+            steered_reader::<B, S>(tree, steer_ref, &wt, n, q)
         });
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| join(r, "reader")));
         steer.phase.store(Steering::STOP, Ordering::Release);
@@ -355,8 +376,8 @@ fn read_under_write<const B: usize>(n: u64, q: u64) -> Rep {
 
 /// One `rcu_write` repetition: `seq_store(N)` untimed, then `overwrite`'s Q stores
 /// through `write()` guards, `B` stores per guard; checksum: `checksum(tree)`.
-fn write<const B: usize>(n: u64, q: u64) -> Rep {
-    let tree = seq_tree(n);
+fn write<const B: usize, S: ValueStorage>(n: u64, q: u64) -> Rep {
+    let tree = seq_tree::<S>(n);
     let mut rng = SplitMix64::new(); // reset
     let span = 16 * n;
     let (elapsed, ()) = crate::timer::timed_part(|| {
@@ -379,19 +400,20 @@ fn write<const B: usize>(n: u64, q: u64) -> Rep {
     Rep::timed(elapsed, sum)
 }
 
-/// The repetitions of `case` for `impl=maple-rcu` (`B` = 1) or `maple-rcu-b64`.
+/// The repetitions of `case` for `impl=maple-rcu` (`B` = 1, `S` = `Boxed`),
+/// `maple-rcu-b64` (`B` = 64) or `maple-rcu-inline` (`S` = `Inline`).
 ///
 /// # Panics
 /// If `case` is not an RCU workload.
-pub fn session<const B: usize>(case: &Case) -> Session {
+pub fn session<const B: usize, S: ValueStorage>(case: &Case) -> Session {
     let (n, q) = (case.n, case.q.unwrap_or(0));
     match case.workload {
         Workload::RcuRead => {
-            let tree = seq_tree(n);
-            Box::new(move || read_solo::<B>(&tree, n, q))
+            let tree = seq_tree::<S>(n);
+            Box::new(move || read_solo::<B, S>(&tree, n, q))
         }
-        Workload::RcuReadUnderWrite => Box::new(move || read_under_write::<B>(n, q)),
-        Workload::RcuWrite => Box::new(move || write::<B>(n, q)),
+        Workload::RcuReadUnderWrite => Box::new(move || read_under_write::<B, S>(n, q)),
+        Workload::RcuWrite => Box::new(move || write::<B, S>(n, q)),
         w => panic!("{w} is not an RCU workload"),
     }
 }
@@ -414,11 +436,13 @@ mod tests {
             for w in [Workload::RcuRead, Workload::RcuWrite] {
                 let c = case(w, n, q);
                 let want = expected_checksum(&c);
-                let mut one = session::<1>(&c);
-                let mut batched = session::<BATCH>(&c);
+                let mut one = session::<1, Boxed>(&c);
+                let mut batched = session::<BATCH, Boxed>(&c);
+                let mut inline = session::<1, Inline>(&c);
                 assert_eq!(one().checksum, want, "{c:?}");
                 assert_eq!(one().checksum, want, "{c:?}, second repetition");
                 assert_eq!(batched().checksum, want, "{c:?}, batched");
+                assert_eq!(inline().checksum, want, "{c:?}, inline");
             }
         }
     }
@@ -426,7 +450,11 @@ mod tests {
     #[test]
     fn rcu_read_under_write_sees_only_plausible_values() {
         let c = case(Workload::RcuReadUnderWrite, 500, 100_000);
-        for mut s in [session::<1>(&c), session::<BATCH>(&c)] {
+        for mut s in [
+            session::<1, Boxed>(&c),
+            session::<BATCH, Boxed>(&c),
+            session::<1, Inline>(&c),
+        ] {
             let r = s();
             let sh = r
                 .shared
@@ -452,8 +480,8 @@ mod tests {
     #[test]
     #[should_panic(expected = "outside 1..=")]
     fn an_implausible_value_fails_the_run() {
-        let tree = seq_tree(10);
+        let tree = seq_tree::<Boxed>(10);
         tree.write().insert(0..=9, 11); // 11 > N: no store of the workload makes it
-        read_solo::<1>(&tree, 10, 1000);
+        read_solo::<1, Boxed>(&tree, 10, 1000);
     }
 }

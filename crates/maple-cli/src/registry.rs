@@ -16,6 +16,7 @@ use crate::rep::{Rep, Session};
 use crate::workloads::{Case, Provider, Support, Workload};
 use crate::{mm, rcu};
 use maple_mm::{PtStrategy, TreeStrategy};
+use maple_tree::{Boxed, Inline};
 
 /// One implementation in the registry.
 pub struct Impl {
@@ -166,8 +167,8 @@ pub const IMPLS: &[Impl] = &[
         default: true,
         domain: rcu::domain,
         support: all_supported,
-        run: |c| rcu::session::<1>(c)(),
-        session: Some(rcu::session::<1>),
+        run: |c| rcu::session::<1, Boxed>(c)(),
+        session: Some(rcu::session::<1, Boxed>),
     },
     Impl {
         name: "maple-rcu-b64",
@@ -175,8 +176,17 @@ pub const IMPLS: &[Impl] = &[
         default: true,
         domain: rcu::domain,
         support: all_supported,
-        run: |c| rcu::session::<{ rcu::BATCH }>(c)(),
-        session: Some(rcu::session::<{ rcu::BATCH }>),
+        run: |c| rcu::session::<{ rcu::BATCH }, Boxed>(c)(),
+        session: Some(rcu::session::<{ rcu::BATCH }, Boxed>),
+    },
+    Impl {
+        name: "maple-rcu-inline",
+        about: "RcuMapleTree<u64, Inline>: values inside the nodes (no box per value); one guard per lookup or store",
+        default: true,
+        domain: rcu::domain,
+        support: all_supported,
+        run: |c| rcu::session::<1, Inline>(c)(),
+        session: Some(rcu::session::<1, Inline>),
     },
 ];
 

@@ -16,6 +16,19 @@ fn find<'a>(ms: &'a [Measurement], w: Workload, imp: &str) -> Option<&'a Measure
         .find(|m| m.case.workload == w && m.impl_name == imp && m.ns_per_op().is_some())
 }
 
+/// The RCU implementations in table order.
+const RCU_IMPLS: [&str; 3] = ["maple-rcu", "maple-rcu-b64", "maple-rcu-inline"];
+
+/// Operations per guard, and how values are held, of implementation `imp`.
+fn shape(imp: &str) -> (&'static str, &'static str) {
+    match imp {
+        "maple-rcu" => ("1", "boxed"),
+        "maple-rcu-b64" => ("64", "boxed"),
+        "maple-rcu-inline" => ("1", "inline"),
+        _ => ("—", "inline"),
+    }
+}
+
 fn cell(m: Option<&Measurement>) -> String {
     m.and_then(|m| m.ns_per_op())
         .map(human_ns)
@@ -33,7 +46,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         return String::new();
     }
     let mut out = String::new();
-    let readers: Vec<&str> = ["maple-rcu", "maple-rcu-b64"]
+    let readers: Vec<&str> = RCU_IMPLS
         .into_iter()
         .filter(|i| {
             find(ms, Workload::RcuRead, i).is_some()
@@ -45,6 +58,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         let header: Vec<String> = [
             "impl",
             "lookups per guard",
+            "values",
             "alone (rcu_read) ns/lookup",
             "writer paused ns/lookup",
             "under write ns/lookup",
@@ -67,7 +81,8 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             let dash = || "—".to_string();
             rows.push(vec![
                 imp.to_string(),
-                if *imp == "maple-rcu" { "1" } else { "64" }.to_string(),
+                shape(imp).0.to_string(),
+                shape(imp).1.to_string(),
                 cell(solo),
                 shared.map(|sh| human_ns(sh.solo_ns)).unwrap_or_else(dash),
                 cell(under),
@@ -81,6 +96,7 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             rows.push(vec![
                 "maple (load)".into(),
                 "no guard".into(),
+                "inline".into(),
                 cell(Some(load)),
                 "—".into(),
                 "—".into(),
@@ -130,8 +146,9 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
             );
         }
     }
-    let writers: Vec<&str> = ["maple", "maple-rcu", "maple-rcu-b64"]
+    let writers: Vec<&str> = ["maple"]
         .into_iter()
+        .chain(RCU_IMPLS)
         .filter(|i| find(ms, Workload::RcuWrite, i).is_some())
         .collect();
     if !writers.is_empty() {
@@ -150,9 +167,15 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
         if markdown {
             out.push('\n');
         }
-        let header: Vec<String> = ["impl", "stores per guard", "ns/store", "× plain tree"]
-            .map(String::from)
-            .to_vec();
+        let header: Vec<String> = [
+            "impl",
+            "stores per guard",
+            "values",
+            "ns/store",
+            "× plain tree",
+        ]
+        .map(String::from)
+        .to_vec();
         let rows: Vec<Vec<String>> = writers
             .iter()
             .map(|imp| {
@@ -160,12 +183,8 @@ pub fn table(ms: &[Measurement], markdown: bool) -> String {
                 let ns = m.and_then(|m| m.ns_per_op());
                 vec![
                     imp.to_string(),
-                    match *imp {
-                        "maple" => "—",
-                        "maple-rcu" => "1",
-                        _ => "64",
-                    }
-                    .to_string(),
+                    shape(imp).0.to_string(),
+                    shape(imp).1.to_string(),
                     cell(m),
                     match (ns, base) {
                         (Some(a), Some(b)) => format!("{:.2}", a / b),
