@@ -126,6 +126,7 @@ extern crate alloc;
 pub struct CrateReadmeDoctests;
 
 #[cfg(feature = "std")]
+#[cfg(feature = "std")]
 mod boxed;
 mod check;
 mod cmp;

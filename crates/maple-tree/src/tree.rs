@@ -1195,7 +1195,9 @@ impl<V> MapleTree<V> {
         self.limbo.is_some()
     }
 
-    /// The deferred reclamation of RCU mode.
+    /// The deferred reclamation of RCU mode (only the concurrent tree,
+    /// which needs `std`, enters it).
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn limbo(&self) -> Option<&Limbo> {
         self.limbo.as_deref()
@@ -1208,6 +1210,7 @@ impl<V> MapleTree<V> {
     }
 
     /// Enters RCU mode (with `Some`) or leaves it.
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn set_limbo(&mut self, limbo: Option<alloc::boxed::Box<Limbo>>) {
         self.limbo = limbo;
@@ -1223,6 +1226,7 @@ impl<V> MapleTree<V> {
     /// wait in the limbo, which is moved as it is.
     ///
     /// [`value_word`]: crate::node::value_word
+    #[cfg(feature = "std")]
     pub(crate) unsafe fn cast_values<W>(self) -> MapleTree<W> {
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped or used again, so each field read
