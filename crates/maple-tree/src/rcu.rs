@@ -277,6 +277,19 @@ impl<V: Send + Sync> Default for RcuMapleTree<V> {
     }
 }
 
+/// An empty regular tree, values kept inside the nodes.
+///
+/// ```
+/// let tree: maple_tree::RcuMapleTree<u32, maple_tree::Inline> = Default::default();
+/// tree.write().insert(0..10, 3);
+/// assert_eq!(tree.read().get(4), Some(&3));
+/// ```
+impl<V: Send + Sync + Frozen> Default for RcuMapleTree<V, Inline> {
+    fn default() -> Self {
+        Self::new_inline()
+    }
+}
+
 /// The entries as last published, as a map (as [`MapleTree`]'s `Debug`
 /// prints them); takes a read.
 impl<V: Send + Sync + fmt::Debug, S: Storage<V>> fmt::Debug for RcuMapleTree<V, S> {
