@@ -88,9 +88,11 @@
 //! [`IntoValues`]) like `&mut MapleTree<V>` (`Send` when `V: Send`, `Sync`
 //! when `V: Sync`; [`ExtractIf`] also needs its predicate to be). So an
 //! iterator can be held across an `.await` in a `Send` future, or handed
-//! to a scoped thread. An [`RcuMapleTree`]'s [`ReadGuard`] pins the epoch
-//! of the thread that took it and stays there; the iterators it hands out
-//! may go to other (scoped) threads while it lives.
+//! to a scoped thread. An [`RcuMapleTree`] is `Send` when `V: Send` and
+//! `Sync` when `V: Send + Sync`, whichever its [`Storage`] ([`Boxed`] or
+//! [`Inline`]). Its [`ReadGuard`] pins the epoch of the thread that took it
+//! and stays there; the iterators it hands out may go to other (scoped)
+//! threads while it lives.
 //!
 //! The read-only views are also `Clone`, for any `V`: a clone goes on from
 //! where the original stands. Every view is `Debug`: an iterator prints the
