@@ -12,9 +12,13 @@
 //! operation that works entry by entry (`retain`, `extract_if`, `append`),
 //! a state between the two.
 //!
+//! Every test runs twice: with values of 8 bytes, which the tree keeps in
+//! its slot words (`inline_values`), and with larger ones, which it boxes
+//! (`boxed_values`). The concurrent tree's writes run with either storage.
+//!
 //! In the spirit of std's `CrashTestDummy` (btree tests).
 
-use maple_tree::{Entry, MapleTree, RcuMapleTree};
+use maple_tree::{Entry, Frozen, MapleTree, RcuMapleTree, Storage};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashSet};
 use std::ops::RangeInclusive;
@@ -102,13 +106,21 @@ fn alive() -> HashSet<u64> {
 }
 
 /// A value with an identity (each clone gets a new one) and a payload that
-/// clones keep. `PAD` makes it larger than a slot, so the tree boxes it.
+/// clones keep. With `PAD` = 0 it is 8 bytes, so the tree keeps it in the
+/// slot word; `PAD` > 0 makes it larger than a slot, so the tree boxes it.
 #[derive(Debug)]
 struct Dummy<const PAD: usize> {
-    id: u64,
-    payload: u64,
+    id: u32,
+    payload: u32,
     _pad: [u64; PAD],
 }
+
+// The `inline_values` tests below need a value that fits the slot word.
+const _: () = assert!(std::mem::size_of::<Dummy<0>>() == 8);
+
+// SAFETY: integers only: nothing in a `Dummy` changes behind a shared
+// reference (its ledger is a thread-local elsewhere).
+unsafe impl<const PAD: usize> Frozen for Dummy<PAD> {}
 
 impl<const PAD: usize> Dummy<PAD> {
     fn new(payload: u64) -> Self {
@@ -120,8 +132,8 @@ impl<const PAD: usize> Dummy<PAD> {
             id
         });
         Dummy {
-            id,
-            payload,
+            id: u32::try_from(id).expect("fewer than 2^32 values"),
+            payload: u32::try_from(payload).expect("payloads fit 32 bits"),
             _pad: [0; PAD],
         }
     }
@@ -132,13 +144,13 @@ impl<const PAD: usize> Clone for Dummy<PAD> {
         if count(Trigger::Clone) {
             panic!("clone panics on purpose");
         }
-        Dummy::new(self.payload)
+        Dummy::new(u64::from(self.payload))
     }
 }
 
 impl<const PAD: usize> Drop for Dummy<PAD> {
     fn drop(&mut self) {
-        let was_alive = LEDGER.with(|l| l.borrow_mut().alive.remove(&self.id));
+        let was_alive = LEDGER.with(|l| l.borrow_mut().alive.remove(&u64::from(self.id)));
         assert!(was_alive, "value {} dropped twice", self.id);
         if count(Trigger::Drop) {
             panic!("drop panics on purpose");
@@ -155,7 +167,7 @@ fn callback() {
 
 /// The tree's entries as `(range, payload)`.
 fn contents<const P: usize>(t: &MapleTree<Dummy<P>>) -> Contents {
-    t.iter().map(|(r, v)| (r, v.payload)).collect()
+    t.iter().map(|(r, v)| (r, u64::from(v.payload))).collect()
 }
 
 /// `validate()`, every value alive and once, and nothing else alive.
@@ -164,7 +176,7 @@ fn check_sound<const P: usize>(t: &MapleTree<Dummy<P>>, ctx: &str) {
         panic!("{ctx}: invalid tree: {e}\n{}", t.dump());
     }
     assert_eq!(t.iter().count(), t.len(), "{ctx}: len");
-    let ids: Vec<u64> = t.iter().map(|(_, v)| v.id).collect();
+    let ids: Vec<u64> = t.iter().map(|(_, v)| u64::from(v.id)).collect();
     let in_tree: HashSet<u64> = ids.iter().copied().collect();
     assert_eq!(in_tree.len(), ids.len(), "{ctx}: a value appears twice");
     let alive = alive();
@@ -307,7 +319,7 @@ fn drop_test<const P: usize>(name: &str, op: fn(MapleTree<Dummy<P>>)) {
 
 fn split_calling_back<const P: usize>(v: &Dummy<P>, _: RangeInclusive<u64>) -> Dummy<P> {
     callback();
-    Dummy::new(v.payload)
+    Dummy::new(u64::from(v.payload))
 }
 
 macro_rules! crash_tests {
@@ -428,13 +440,13 @@ macro_rules! crash_tests {
                 crash_test::<$pad>("dup_with", |t| {
                     let c = t.dup_with(|v| {
                         callback();
-                        D::new(v.payload)
+                        D::new(u64::from(v.payload))
                     });
                     assert_eq!(c.len(), t.len());
                     let c = t
                         .try_dup_with(|v| {
                             callback();
-                            Ok::<_, ()>(D::new(v.payload))
+                            Ok::<_, ()>(D::new(u64::from(v.payload)))
                         })
                         .unwrap();
                     assert_eq!(c.len(), t.len());
@@ -628,29 +640,42 @@ macro_rules! crash_tests {
 
             #[test]
             fn rcu_writes_and_reclaim() {
-                for alloc in [false, true] {
-                    arm(None);
-                    rcu_ops::<$pad>(base(alloc));
-                    let (_, drops, _) = calls();
-                    for k in 1..=drops {
-                        let ctx = format!("rcu (alloc {alloc}): drop #{k} of {drops}");
-                        let t = base::<$pad>(alloc);
-                        arm(Some((Trigger::Drop, k)));
-                        let result = catch_unwind(AssertUnwindSafe(|| rcu_ops(t)));
-                        arm(None);
-                        assert!(result.is_err(), "{ctx}: no panic");
-                        assert!(alive().is_empty(), "{ctx}: values leaked");
-                    }
-                }
+                rcu_drop_test::<$pad, _>(RcuMapleTree::from);
+            }
+
+            /// The same with the values inside the nodes.
+            #[test]
+            fn rcu_inline_writes_and_reclaim() {
+                rcu_drop_test::<$pad, _>(RcuMapleTree::from_inline);
             }
         }
     };
 }
 
+/// [`rcu_ops`] on trees entered into RCU mode by `enter`, with the k-th
+/// drop panicking, for every k: each panic unwinds, and no value leaks.
+fn rcu_drop_test<const P: usize, S: Storage<Dummy<P>>>(
+    enter: fn(MapleTree<Dummy<P>>) -> RcuMapleTree<Dummy<P>, S>,
+) {
+    for alloc in [false, true] {
+        arm(None);
+        rcu_ops(enter(base::<P>(alloc)));
+        let (_, drops, _) = calls();
+        for k in 1..=drops {
+            let ctx = format!("rcu (alloc {alloc}): drop #{k} of {drops}");
+            let t = base::<P>(alloc);
+            arm(Some((Trigger::Drop, k)));
+            let result = catch_unwind(AssertUnwindSafe(|| rcu_ops(enter(t))));
+            arm(None);
+            assert!(result.is_err(), "{ctx}: no panic");
+            assert!(alive().is_empty(), "{ctx}: values leaked");
+        }
+    }
+}
+
 /// RCU-mode writes; the values they unlink are dropped by later writes (or
 /// by `into_inner`), which must keep the tree sound when a drop panics.
-fn rcu_ops<const P: usize>(t: MapleTree<Dummy<P>>) {
-    let rcu = RcuMapleTree::from(t);
+fn rcu_ops<const P: usize, S: Storage<Dummy<P>>>(rcu: RcuMapleTree<Dummy<P>, S>) {
     let unwound = catch_unwind(AssertUnwindSafe(|| {
         rcu.write().insert(15..=605, Dummy::new(1));
         rcu.write().remove_range(800..=1_100);
