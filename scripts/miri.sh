@@ -21,7 +21,8 @@
 #   root), sized down, but its 20,000-entry tall-tree test;
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
-#   under strict provenance);
+#   under strict provenance); with the same flags, the crash test of its
+#   writes with values kept inside the nodes, every drop panicking in turn;
 # - send_sync: iterators, cursors and entries moved to and shared between
 #   threads (Miri checks the threads for data races), sized down; its RCU
 #   tests (`an_rcu_read*`: a read iterated on another thread while the
@@ -78,6 +79,8 @@ logs=$(mktemp -d)
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test no_alloc &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test drops -- "${drops[@]}" &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single &&
+        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test crash -- \
+            inline_values::rcu_inline_writes_and_reclaim &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test send_sync -- \
             --skip an_rcu_read &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read &&
