@@ -55,7 +55,7 @@ pub const READER_CPU: usize = 1;
 /// The CPU the writer thread is pinned to.
 pub const WRITER_CPU: usize = 0;
 
-/// The domain of `maple-rcu` and `maple-rcu-b64`.
+/// The domain of `maple-rcu`, `maple-rcu-b64` and `maple-rcu-inline`.
 pub fn domain(w: Workload) -> bool {
     matches!(
         w,

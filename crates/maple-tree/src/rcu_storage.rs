@@ -105,7 +105,6 @@ frozen!(
     NonZeroI64,
     NonZeroI128,
     NonZeroIsize,
-    String,
 );
 
 // SAFETY: each of these is a pointer (with, for `Vec`, a length and a
@@ -126,6 +125,8 @@ unsafe impl<T: ?Sized> Frozen for Rc<T> {}
 unsafe impl<T: ?Sized> Frozen for Arc<T> {}
 // SAFETY: as above.
 unsafe impl<T> Frozen for Vec<T> {}
+// SAFETY: a `Vec<u8>`, as above.
+unsafe impl Frozen for String {}
 // SAFETY: no bytes at all.
 unsafe impl<T: ?Sized> Frozen for PhantomData<T> {}
 // SAFETY: a discriminant (or a niche of `T`) and a `T`, which is `Frozen`.
@@ -141,7 +142,9 @@ unsafe impl<A: Frozen, B: Frozen, C: Frozen, D: Frozen> Frozen for (A, B, C, D) 
 
 /// What a storage does, in a module of its own so that no one outside
 /// the crate can name it: only [`Boxed`] and [`Inline`] implement
-/// [`Storage`], and its methods never clash with a caller's.
+/// [`Storage`]. A bound `S: Storage<V>` still brings these functions into
+/// scope as `S::…` in a caller's generic code, so their names are ones a
+/// caller's own traits are unlikely to use.
 pub(crate) mod sealed {
     use crate::tree::MapleTree;
 
