@@ -1,6 +1,7 @@
 //! A tree's values moved into boxes of their own, and back: how the
-//! concurrent tree stores its values, which must not move while readers
-//! hold references to them (see `rcu.rs`).
+//! concurrent tree's default storage (`Boxed`) holds its values, which
+//! must not move while readers hold references to them (see
+//! `rcu_storage.rs`).
 //!
 //! A value of more than 8 bytes is boxed by any tree already: its slot
 //! holds the box's pointer, just as the slot of a `Box<V>` (a pointer,

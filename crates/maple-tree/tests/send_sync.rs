@@ -193,8 +193,9 @@ fn exclusive_iterators_and_entries_run_on_other_threads() {
 }
 
 /// A reader stores through a small value with interior mutability while the
-/// writer rebuilds the leaf around it: the concurrent tree keeps every value
-/// in a box of its own, so the store reaches the one value later readers see
+/// writer rebuilds the leaf around it: the concurrent tree's default storage
+/// keeps every value in a box of its own (an atomic is not `Frozen`, so it
+/// cannot be kept inline), so the store reaches the one value later readers see
 /// and never races with the writer's copy of the leaf (Miri checks).
 #[test]
 fn an_rcu_reader_stores_through_an_atomic_while_the_writer_rebuilds() {
