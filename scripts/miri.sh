@@ -22,7 +22,9 @@
 # - rcu_single: the concurrent tree on one thread, under Tree Borrows,
 #   because crossbeam-epoch 0.9 is not clean under Stacked Borrows (nor
 #   under strict provenance); with the same flags, the crash test of its
-#   writes with values kept inside the nodes, every drop panicking in turn;
+#   writes with values kept inside the nodes, every drop panicking in turn,
+#   and that of boxed values reclaimed between writes (their boxes kept for
+#   later values) with one drop panicking;
 # - send_sync: iterators, cursors and entries moved to and shared between
 #   threads (Miri checks the threads for data races), sized down; its RCU
 #   tests (`an_rcu_read*`: a read iterated on another thread while the
@@ -80,7 +82,7 @@ logs=$(mktemp -d)
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test drops -- "${drops[@]}" &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test rcu_single &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test crash -- \
-            inline_values::rcu_inline_writes_and_reclaim &&
+            inline_values::rcu_inline_writes_and_reclaim rcu_reclaim_during_writes_with_a_drop_panicking &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test send_sync -- \
             --skip an_rcu_read &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read &&

@@ -539,7 +539,7 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned(size, align, within);
-            self.write(|t| t.store_found(found, size, S::hold_value(value)))
+            self.write(|t, spares| t.store_found(found, size, S::hold_value(spares, value)))
                 .map_err(release_no_space::<V, S>)
         }
 
@@ -556,7 +556,7 @@ mod concurrent {
             value: V,
         ) -> Result<u64, NoSpace<V>> {
             let found = self.find_gap_aligned_rev(size, align, within);
-            self.write(|t| t.store_found(found, size, S::hold_value(value)))
+            self.write(|t, spares| t.store_found(found, size, S::hold_value(spares, value)))
                 .map_err(release_no_space::<V, S>)
         }
     }

@@ -128,7 +128,6 @@ extern crate alloc;
 pub struct CrateReadmeDoctests;
 
 #[cfg(feature = "std")]
-#[cfg(feature = "std")]
 mod boxed;
 mod check;
 mod cmp;
@@ -153,6 +152,8 @@ mod rcu_storage;
 mod read;
 #[cfg(feature = "serde")]
 pub mod serde;
+#[cfg(feature = "std")]
+mod spare_boxes;
 mod spot;
 mod stats;
 mod sync;

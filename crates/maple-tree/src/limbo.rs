@@ -27,9 +27,9 @@
 
 #![cfg_attr(not(feature = "std"), allow(dead_code))]
 
-use crate::node::{is_inline, NodePtr, Word};
+use crate::node::{is_inline, word_value, NodePtr, Word};
 use crate::pool::NodePool;
-use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
+use crate::teardown::{for_each_guarded, Teardown, Visit};
 use crate::tree::MapleTree;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
@@ -206,28 +206,30 @@ impl Limbo {
 }
 
 impl<V> MapleTree<V> {
-    /// Frees the batches no reader can see any more.
+    /// Frees the batches no reader can see any more, handing each value
+    /// they hold to `dispose` (which drops it, or keeps what it owns for
+    /// reuse).
     ///
     /// Called after every write, and usually nothing is ready: that is
     /// checked inline, the freeing is a call.
     #[inline]
-    pub(crate) fn reclaim(&mut self) {
+    pub(crate) fn reclaim(&mut self, dispose: impl FnMut(V)) {
         if self
             .limbo_mut()
             .is_some_and(|limbo| limbo.any_reclaimable())
         {
-            self.reclaim_ready();
+            self.reclaim_ready(dispose);
         }
     }
 
     #[inline(never)]
-    fn reclaim_ready(&mut self) {
+    fn reclaim_ready(&mut self, dispose: impl FnMut(V)) {
         let (pool, Some(limbo)) = self.pool_and_limbo_mut() else {
             return;
         };
         let n = limbo.take_reclaimable();
         if n != 0 {
-            free_garbage::<V>(pool, limbo.items.drain(..n));
+            free_garbage(pool, limbo.items.drain(..n), dispose);
         }
     }
 
@@ -240,16 +242,21 @@ impl<V> MapleTree<V> {
         limbo.sealed.clear();
         limbo.current = 0;
         limbo.current_has_subtree = false;
-        free_garbage::<V>(pool, limbo.items.drain(..));
+        free_garbage(pool, limbo.items.drain(..), drop::<V>);
     }
 }
 
 /// Frees what batches hold: nodes, whole subtrees with their values, and
-/// values of a tree of `V`s. A subtree's values were counted out of the
-/// tree's `len` when it was unlinked. If a value's `Drop` panics, the rest
-/// are still dropped and the nodes still freed (`teardown.rs`), and the
-/// drain still removes every item, so none is freed twice.
-fn free_garbage<V>(pool: &mut NodePool, garbage: impl Iterator<Item = Garbage>) {
+/// values of a tree of `V`s, each value handed to `dispose`. A subtree's
+/// values were counted out of the tree's `len` when it was unlinked. If
+/// `dispose` (a value's `Drop`) panics, the rest are still disposed of and
+/// the nodes still freed (`teardown.rs`), and the drain still removes every
+/// item, so none is freed twice.
+fn free_garbage<V>(
+    pool: &mut NodePool,
+    garbage: impl Iterator<Item = Garbage>,
+    mut dispose: impl FnMut(V),
+) {
     for_each_guarded(garbage, |g| match g {
         // SAFETY: a batch is freed after a grace period that outlasts
         // every reader that could see its nodes; the writer unlinked
@@ -258,13 +265,13 @@ fn free_garbage<V>(pool: &mut NodePool, garbage: impl Iterator<Item = Garbage>) 
         Garbage::Subtree(root) => for_each_guarded(Teardown::new(root), |visit| match visit {
             // SAFETY: an unlinked subtree's values belong to no node
             // or reader any more; the walk yields each one once.
-            Visit::Value(word) => unsafe { drop_word::<V>(word) },
+            Visit::Value(word) => dispose(unsafe { word_value::<V>(word) }),
             // SAFETY: as for `Garbage::Node`; the walk is done with
             // the node (post-order).
             Visit::Node(node) => unsafe { pool.free(node) },
         }),
         // SAFETY: a retired value word holds a `V` of this tree that
-        // no node or reader will use again; it is dropped only here.
-        Garbage::Value(word) => unsafe { drop_word::<V>(word) },
+        // no node or reader will use again; it is taken only here.
+        Garbage::Value(word) => dispose(unsafe { word_value::<V>(word) }),
     });
 }

@@ -97,8 +97,8 @@ pub struct RcuMapleTree<V, S: Storage<V> = Boxed> {
     /// on another CPU would first fetch the line back from the writer's.
     top: CachePadded<AtomicPtr<Node>>,
     len: AtomicUsize,
-    /// The writer's tree, each value as `S` holds it (see "Values" above).
-    writer: Mutex<MapleTree<S::Held>>,
+    /// The writer's tree and what it keeps between writes.
+    writer: Mutex<Writer<V, S>>,
     /// Readers hand out `&V` across threads: `Sync` needs `V: Sync`.
     _values: PhantomData<V>,
 }
@@ -111,6 +111,25 @@ unsafe impl<V: Send, S: Storage<V>> Send for RcuMapleTree<V, S> {}
 // the owned tree to be `Send`: `V: Send`) and read, handing out `&V` on
 // any thread (`V: Sync`); the rest is atomics.
 unsafe impl<V: Send + Sync, S: Storage<V>> Sync for RcuMapleTree<V, S> {}
+
+/// What the writer's mutex guards.
+struct Writer<V, S: Storage<V>> {
+    /// The writer's tree, each value as `S` holds it (see "Values" above).
+    tree: MapleTree<S::Held>,
+    /// What `S` keeps to hold the next values cheaply: for [`Boxed`], the
+    /// boxes of reclaimed values (`spare_boxes.rs`).
+    spares: S::Spares,
+}
+
+impl<V, S: Storage<V>> Writer<V, S> {
+    /// Frees the batches no reader can see any more, their values
+    /// disposed of as `S` does.
+    #[inline]
+    fn reclaim(&mut self) {
+        let spares = &mut self.spares;
+        self.tree.reclaim(|held| S::dispose_value(spares, held));
+    }
+}
 
 /// The root pointer with the height in its low bits (nodes are 256-aligned),
 /// a pointer throughout so that it keeps the root's provenance.
@@ -200,7 +219,10 @@ impl<V: Send + Sync, S: Storage<V>> RcuMapleTree<V, S> {
         RcuMapleTree {
             top: CachePadded::new(AtomicPtr::new(encode(tree.root(), tree.height()))),
             len: AtomicUsize::new(tree.len()),
-            writer: Mutex::new(tree),
+            writer: Mutex::new(Writer {
+                tree,
+                spares: S::Spares::default(),
+            }),
             _values: PhantomData,
         }
     }
@@ -255,7 +277,7 @@ impl<V: Send + Sync, S: Storage<V>> RcuMapleTree<V, S> {
     /// assert_eq!(plain.get(5), Some(&1));
     /// ```
     pub fn into_inner(self) -> MapleTree<V> {
-        let mut tree = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
+        let Writer { mut tree, .. } = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
         // `self` is owned: no reader can exist any more.
         tree.reclaim_all();
         tree.set_limbo(None);
@@ -580,7 +602,7 @@ impl<V, S: Storage<V>> ReadGuard<'_, V, S> {
 /// returns.
 pub struct WriteGuard<'a, V, S: Storage<V> = Boxed> {
     tree: &'a RcuMapleTree<V, S>,
-    inner: MutexGuard<'a, MapleTree<S::Held>>,
+    inner: MutexGuard<'a, Writer<V, S>>,
 }
 
 /// The writer's entries, as a map (as [`MapleTree`]'s `Debug` prints them).
@@ -594,7 +616,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// The writer's tree: root and height.
     #[inline]
     pub(crate) fn top(&self) -> (Option<NodePtr>, usize) {
-        (self.inner.root(), self.inner.height())
+        (self.inner.tree.root(), self.inner.tree.height())
     }
 
     /// The shared read API over the writer's tree.
@@ -617,7 +639,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert_eq!(w.len(), 3);
     /// ```
     pub fn len(&self) -> usize {
-        self.inner.len()
+        self.inner.tree.len()
     }
 
     /// As [`MapleTree::validate`], on the writer's tree.
@@ -629,7 +651,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert!(w.validate().is_ok());
     /// ```
     pub fn validate(&self) -> Result<(), CheckError> {
-        self.inner.validate()
+        self.inner.tree.validate()
     }
 
     /// As [`MapleTree::stats`], on the writer's tree (whose values are
@@ -642,7 +664,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert_eq!(w.stats().entries, 1);
     /// ```
     pub fn stats(&self) -> Stats {
-        self.inner.stats()
+        self.inner.tree.stats()
     }
 
     /// Whether the writer's tree is empty.
@@ -655,7 +677,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert!(!w.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
+        self.inner.tree.is_empty()
     }
 }
 
@@ -664,9 +686,13 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// unlinked as a batch, tells the epoch collector what the limbo asks
     /// for ([`Limbo::after_write`]), and frees the batches no reader can see
     /// any more.
-    pub(crate) fn write<R>(&mut self, op: impl FnOnce(&mut MapleTree<S::Held>) -> R) -> R {
-        let out = op(&mut self.inner);
-        let t = &*self.inner;
+    pub(crate) fn write<R>(
+        &mut self,
+        op: impl FnOnce(&mut MapleTree<S::Held>, &mut S::Spares) -> R,
+    ) -> R {
+        let writer = &mut *self.inner;
+        let out = op(&mut writer.tree, &mut writer.spares);
+        let t = &writer.tree;
         let top = encode(t.root(), t.height());
         // Most writes keep the root: storing the same word again would still
         // take the line from every reader's cache. Only this writer (under
@@ -675,7 +701,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
             self.tree.top.store(top, Ordering::Release);
         }
         self.tree.len.store(t.len(), Ordering::Release);
-        let limbo = self.inner.limbo_mut().expect("RCU tree without limbo");
+        let limbo = writer.tree.limbo_mut().expect("RCU tree without limbo");
         match limbo.after_write() {
             Handover::Nothing => {}
             Handover::Note(generation) => {
@@ -687,7 +713,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
             }
             Handover::Collect => epoch::pin().flush(),
         }
-        self.inner.reclaim();
+        writer.reclaim();
         out
     }
 
@@ -709,11 +735,11 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         V: Clone,
     {
         let (first, last) = bounds(&range);
-        self.write(|t| {
+        self.write(|t, spares| {
             t.insert_with(
                 first..=last,
-                S::hold_value(value),
-                held_split::<V, S>(|v, _| v.clone()),
+                S::hold_value(spares, value),
+                held_split::<V, S>(spares, |v, _| v.clone()),
             )
         })
     }
@@ -737,11 +763,11 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| {
+        self.write(|t, spares| {
             t.insert_with(
                 first..=last,
-                S::hold_value(value),
-                held_split::<V, S>(split),
+                S::hold_value(spares, value),
+                held_split::<V, S>(spares, split),
             )
         })
     }
@@ -765,7 +791,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         value: V,
     ) -> Result<(), OccupiedError<V>> {
         let (first, last) = bounds(&range);
-        self.write(|t| t.try_insert(first..=last, S::hold_value(value)))
+        self.write(|t, spares| t.try_insert(first..=last, S::hold_value(spares, value)))
             .map_err(|e| OccupiedError {
                 range: e.range,
                 occupied: e.occupied,
@@ -793,7 +819,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     where
         V: Clone,
     {
-        let value = V::clone(S::held_value(self.inner.get(index)?));
+        let value = V::clone(S::held_value(self.inner.tree.get(index)?));
         let range = self.erase(index)?;
         Some((range, value))
     }
@@ -811,8 +837,8 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     #[doc(alias = "mtree_erase")]
     pub fn erase(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
         let mut path = crate::walk::Path::new();
-        let range = self.inner.entry_at(&mut path, index)?;
-        self.write(|t| {
+        let range = self.inner.tree.entry_at(&mut path, index)?;
+        self.write(|t, _| {
             t.remove_at(&mut path, range.clone());
         });
         Some(range)
@@ -836,7 +862,9 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         V: Clone,
     {
         let (first, last) = bounds(&range);
-        self.write(|t| t.remove_range_with(first..=last, held_split::<V, S>(|v, _| v.clone())))
+        self.write(|t, spares| {
+            t.remove_range_with(first..=last, held_split::<V, S>(spares, |v, _| v.clone()))
+        })
     }
 
     /// As [`MapleTree::remove_range_with`].
@@ -857,7 +885,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        self.write(|t| t.remove_range_with(first..=last, held_split::<V, S>(split)))
+        self.write(|t, spares| t.remove_range_with(first..=last, held_split::<V, S>(spares, split)))
     }
 
     /// As [`MapleTree::alloc`].
@@ -881,7 +909,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc(size, lo..=hi, S::hold_value(value)))
+        self.write(|t, spares| t.alloc(size, lo..=hi, S::hold_value(spares, value)))
             .map_err(release_no_space::<V, S>)
     }
 
@@ -905,7 +933,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         value: V,
     ) -> Result<u64, NoSpace<V>> {
         let (lo, hi) = bounds(&within);
-        self.write(|t| t.alloc_rev(size, lo..=hi, S::hold_value(value)))
+        self.write(|t, spares| t.alloc_rev(size, lo..=hi, S::hold_value(spares, value)))
             .map_err(release_no_space::<V, S>)
     }
 
@@ -923,7 +951,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert!(tree.read().is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.write(|t| t.clear())
+        self.write(|t, _| t.clear())
     }
 
     /// As [`MapleTree::preallocate`]: after it, the next store takes no node
@@ -938,7 +966,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// ```
     #[doc(alias = "mas_preallocate")]
     pub fn preallocate(&mut self) -> Result<(), AllocError> {
-        self.inner.preallocate()
+        self.inner.tree.preallocate()
     }
 
     /// Batches of unlinked nodes and values waiting for readers to leave.
@@ -965,6 +993,6 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     /// assert!(plain.is_empty());
     /// ```
     pub fn pending_reclaim(&self) -> usize {
-        self.inner.limbo().map_or(0, |l| l.pending())
+        self.inner.tree.limbo().map_or(0, |l| l.pending())
     }
 }

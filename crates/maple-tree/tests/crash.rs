@@ -693,6 +693,40 @@ fn rcu_ops<const P: usize, S: Storage<Dummy<P>>>(rcu: RcuMapleTree<Dummy<P>, S>)
     }
 }
 
+/// Values the concurrent tree's writer reclaims between its writes (their
+/// boxes kept for later values), with the k-th drop panicking: the write
+/// that reclaims it unwinds, the rest are still dropped once, and later
+/// writes, filling kept boxes, store whole values.
+#[test]
+fn rcu_reclaim_during_writes_with_a_drop_panicking() {
+    const SLOTS: u64 = 64;
+    let writes: u64 = if cfg!(miri) { 400 } else { 2_000 };
+    for k in [1, 61, 150] {
+        let rcu = RcuMapleTree::from(MapleTree::<Dummy<2>>::new());
+        arm(Some((Trigger::Drop, k)));
+        let mut unwound = 0;
+        for i in 0..writes {
+            let slot = i % SLOTS;
+            let write = || rcu.write().insert(slot..=slot, Dummy::new(i));
+            unwound += usize::from(catch_unwind(AssertUnwindSafe(write)).is_err());
+        }
+        let (_, drops, _) = calls();
+        arm(None);
+        assert_eq!(
+            unwound, 1,
+            "drop #{k}: reclaimed while writing ({drops} drops)"
+        );
+        let t = rcu.into_inner();
+        check_sound(&t, &format!("drop #{k}"));
+        let payloads: Vec<u64> = t.iter().map(|(_, v)| u64::from(v.payload)).collect();
+        let mut latest: Vec<u64> = (writes - SLOTS..writes).collect();
+        latest.sort_by_key(|i| i % SLOTS);
+        assert_eq!(payloads, latest, "drop #{k}: the latest values");
+        drop(t);
+        assert!(alive().is_empty(), "drop #{k}: values leaked");
+    }
+}
+
 crash_tests!(inline_values, 0);
 crash_tests!(boxed_values, 2);
 
