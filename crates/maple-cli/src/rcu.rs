@@ -32,8 +32,11 @@
 //! `impl=maple-rcu-inline` is `maple-rcu` with the values inside the nodes
 //! (`Inline`, for values free of interior mutability, as `u64` is).
 //!
-//! Threads: at most two run, the reader pinned to CPU 1 and the writer to CPU 0
-//! (best effort, `sched_setaffinity`); the main thread only waits for them.
+//! Threads: at most two run, the reader pinned to the second CPU the process
+//! may run on and the writer to the first (best effort, `sched_setaffinity`;
+//! never outside the process's own affinity, so `taskset` is obeyed); the
+//! main thread only waits for them. `rcu_read_under_write` fails at once,
+//! saying why, where the process may use only one CPU.
 //!
 //! The RCU tables are in `report/rcu.rs`.
 
@@ -50,9 +53,10 @@ use crate::workloads::{Case, Workload};
 /// Operations per guard of `impl=maple-rcu-b64`.
 pub const BATCH: usize = 64;
 
-/// The CPU the reader thread is pinned to.
+/// The CPU the reader thread is pinned to (its index among the CPUs the
+/// process may run on).
 pub const READER_CPU: usize = 1;
-/// The CPU the writer thread is pinned to.
+/// The CPU the writer thread is pinned to (likewise).
 pub const WRITER_CPU: usize = 0;
 
 /// The domain of `maple-rcu`, `maple-rcu-b64` and `maple-rcu-inline`.
@@ -63,17 +67,42 @@ pub fn domain(w: Workload) -> bool {
     )
 }
 
-/// Pins the calling thread to `cpu` (modulo the CPUs there are); whether it worked.
+/// The CPUs the calling thread may run on (its affinity mask, which a
+/// thread inherits from the one that spawned it: `taskset` narrows it for
+/// the whole process), in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `set` is a plain bit mask that sched_getaffinity(0, ..)
+        // fills with the calling thread's affinity; CPU_ISSET only reads it,
+        // below CPU_SETSIZE.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                return (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+                    .collect();
+            }
+        }
+    }
+    (0..thread::available_parallelism().map_or(1, |n| n.get())).collect()
+}
+
+/// Pins the calling thread to the `cpu`-th of the CPUs it may run on
+/// (modulo their number), never to one outside them; whether it worked.
 pub fn pin_current_thread(cpu: usize) -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let allowed = allowed_cpus();
+        let Some(&target) = allowed.get(cpu % allowed.len().max(1)) else {
+            return false;
+        };
         // SAFETY: `set` is a plain bit mask initialised by CPU_ZERO / CPU_SET, and
         // sched_setaffinity(0, ..) only changes the calling thread's affinity.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_ZERO(&mut set);
-            libc::CPU_SET(cpu % cpus, &mut set);
+            libc::CPU_SET(target, &mut set);
             libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
         }
     }
@@ -335,6 +364,12 @@ fn steered_reader<const B: usize, S: ValueStorage>(
 /// One `rcu_read_under_write` repetition: a fresh tree, the writer thread, and
 /// the reader steering it through the segments.
 fn read_under_write<const B: usize, S: ValueStorage>(n: u64, q: u64) -> Rep {
+    let cpus = allowed_cpus().len();
+    assert!(
+        cpus >= 2,
+        "rcu_read_under_write needs two CPUs, one for the reader and one for the writer; \
+         this process may run on {cpus} (started under `taskset -c` with one CPU?)"
+    );
     let tree = seq_tree::<S>(n);
     let steer = Steering::new();
     let (paused, storing, during) = thread::scope(|s| {
