@@ -181,9 +181,9 @@ impl<V: Frozen> Storage<V> for Inline {}
 /// follow per lookup. The default storage of an
 /// [`RcuMapleTree`](crate::RcuMapleTree).
 ///
-/// The writer keeps the boxes of values it has reclaimed (up to about
-/// 64 KiB of them) and fills them again, so a writer that replaces as much
-/// as it stores rarely calls the allocator.
+/// The writer keeps the boxes of values it has reclaimed (boxes for up to
+/// 64 KiB of values, and at least 16) and fills them again, so a writer
+/// that replaces as much as it stores rarely calls the allocator.
 ///
 /// Entering and leaving RCU mode take O(1) for values of more than 8
 /// bytes (which any tree keeps boxed) and O(n) for smaller ones, each

@@ -10,15 +10,15 @@
 //!
 //! The writer alone touches these boxes, under its mutex, and a box is
 //! kept only once the limbo has reclaimed it: no reader can see it any
-//! more, so reusing its memory is as safe as freeing it. At most about
-//! [`KEEP_BYTES`] of boxes are kept (at least [`KEEP_MIN`] boxes); the
-//! rest are freed as before.
+//! more, so reusing its memory is as safe as freeing it. Boxes for at most
+//! [`KEEP_BYTES`] of values are kept (at least [`KEEP_MIN`] boxes); the
+//! rest are freed.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::mem::{size_of, MaybeUninit};
 
-/// About how many bytes of empty boxes a writer keeps.
+/// How many bytes of values a writer's empty boxes may hold in all.
 pub(crate) const KEEP_BYTES: usize = 64 << 10;
 
 /// The fewest empty boxes a writer keeps, however large its values.
