@@ -819,8 +819,15 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     where
         V: Clone,
     {
-        let value = V::clone(S::held_value(self.inner.tree.get(index)?));
-        let range = self.erase(index)?;
+        let mut path = crate::walk::Path::new();
+        let range = self.inner.tree.entry_at(&mut path, index)?;
+        let leaf = path.leaf();
+        // SAFETY: `entry_at` found a present slot of the writer's tree,
+        // whose values are `S::Held`s; the guard holds the writer's mutex,
+        // and nothing changes the tree before the clone is made.
+        let held = unsafe { leaf.node.value::<S::Held>(leaf.idx) };
+        let value = V::clone(S::held_value(held));
+        self.remove_found(&mut path, range.clone());
         Some((range, value))
     }
 
@@ -838,10 +845,15 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     pub fn erase(&mut self, index: u64) -> Option<RangeInclusive<u64>> {
         let mut path = crate::walk::Path::new();
         let range = self.inner.tree.entry_at(&mut path, index)?;
-        self.write(|t, _| {
-            t.remove_at(&mut path, range.clone());
-        });
+        self.remove_found(&mut path, range.clone());
         Some(range)
+    }
+
+    /// Removes the entry of `range`, which `path` was just walked to.
+    fn remove_found(&mut self, path: &mut crate::walk::Path, range: RangeInclusive<u64>) {
+        self.write(|t, _| {
+            t.remove_at(path, range);
+        });
     }
 
     /// As [`MapleTree::remove_range`].
