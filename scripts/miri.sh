@@ -35,7 +35,10 @@
 # - debug_views: what the mutable and owning iterators print (they lend
 #   the entries they have left while they print);
 # - gaps' fallbacks_at_every_depth: gap searches that fail at the near edge
-#   and turn to the levels they noted on the way down, sized down.
+#   and turn to the levels they noted on the way down, sized down;
+# - kept_values: stores that keep a cut entry's value on the part that
+#   survives (moved, not cloned), in a plain tree and (with the flags of
+#   rcu_single) under a reader that holds the value.
 # The proptest suite (model.rs) needs file access and is far too slow
 # interpreted; the fuzz targets and valgrind cover that ground.
 set -euo pipefail
@@ -87,7 +90,9 @@ logs=$(mktemp -d)
             --skip an_rcu_read &&
         MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test send_sync -- an_rcu_read &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test debug_views -- \
-            --skip the_concurrent_tree
+            --skip the_concurrent_tree &&
+        MIRIFLAGS="$rcu" cargo +nightly miri test -p maple-tree --test kept_values -- \
+            a_reader_keeps_reading
 ) > "$logs/a" 2>&1 &
 a=$!
 (
@@ -98,7 +103,9 @@ a=$!
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test iter_edges -- \
             --skip tall_trees_iterate_both_ways_across_every_level &&
         MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test gaps -- \
-            fallbacks_at_every_depth
+            fallbacks_at_every_depth &&
+        MIRIFLAGS="$strict" cargo +nightly miri test -p maple-tree --test kept_values -- \
+            --skip a_reader_keeps_reading
 ) > "$logs/b" 2>&1 &
 b=$!
 status=0

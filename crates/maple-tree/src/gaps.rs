@@ -173,7 +173,9 @@ impl<V> MapleTree<V> {
             start,
             last,
             Some(value),
-            &mut |_, _| unreachable!("maple tree: an allocation cut an entry"),
+            &mut |_: &V, _: RangeInclusive<u64>| -> V {
+                unreachable!("maple tree: an allocation cut an entry")
+            },
             &mut displaced,
         );
         debug_assert!(displaced.0.is_none(), "an allocation displaced an entry");

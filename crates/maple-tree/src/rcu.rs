@@ -52,7 +52,7 @@ use crate::error::{AllocError, CheckError, NoSpace, OccupiedError};
 use crate::iter::Range;
 use crate::limbo::{Handover, Limbo};
 use crate::node::{Node, NodePtr};
-use crate::rcu_storage::{held_split, Boxed, Frozen, Inline, Storage};
+use crate::rcu_storage::{held_split, Boxed, Frozen, HeldCloneOrMove, Inline, Storage};
 use crate::read::ReadCore;
 use crate::stats::Stats;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
@@ -717,7 +717,9 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
         out
     }
 
-    /// As [`MapleTree::insert`].
+    /// As [`MapleTree::insert`]: an entry cut at one edge keeps its value
+    /// (in its box, with [`Boxed`] storage: a reader holding it reads the
+    /// value the tree still has); only one cut into two is cloned.
     ///
     /// ```
     /// let tree = maple_tree::RcuMapleTree::new();
@@ -736,10 +738,12 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     {
         let (first, last) = bounds(&range);
         self.write(|t, spares| {
-            t.insert_with(
-                first..=last,
-                S::hold_value(spares, value),
-                held_split::<V, S>(spares, |v, _| v.clone()),
+            let held = S::hold_value(spares, value);
+            t.store_dropping(
+                first,
+                last,
+                Some(held),
+                &mut HeldCloneOrMove::<V, S>::new(spares),
             )
         })
     }
@@ -875,7 +879,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
     {
         let (first, last) = bounds(&range);
         self.write(|t, spares| {
-            t.remove_range_with(first..=last, held_split::<V, S>(spares, |v, _| v.clone()))
+            t.store_dropping(first, last, None, &mut HeldCloneOrMove::<V, S>::new(spares))
         })
     }
 

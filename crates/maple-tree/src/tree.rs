@@ -13,6 +13,7 @@ use crate::stats::Stats;
 use crate::stats::WritePaths;
 use crate::teardown::{drop_word, for_each_guarded, Teardown, Visit};
 use crate::walk::{find_slot, Path};
+use crate::write::{CloneOrMove, Split};
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Bound, Index, RangeBounds, RangeInclusive};
@@ -252,9 +253,11 @@ impl<V> MapleTree<V> {
         self.read().get_key_value(index)
     }
 
-    /// Stores `value` over `range`, overwriting whatever was there. Entries
-    /// cut at the edges of `range` keep a clone of their value on the parts
-    /// outside it.
+    /// Stores `value` over `range`, overwriting whatever was there. An entry
+    /// cut at one edge of `range` keeps its value (moved, not cloned) on
+    /// the part outside it; one cut at both (`range` inside it) keeps its
+    /// value after `range` and a clone before it. So `Clone` runs at most
+    /// once per store.
     ///
     /// ```
     /// let mut t = maple_tree::MapleTree::new();
@@ -274,7 +277,8 @@ impl<V> MapleTree<V> {
     where
         V: Clone,
     {
-        self.insert_with(range, value, |v, _| v.clone());
+        let (first, last) = bounds(&range);
+        self.store_dropping(first, last, Some(value), &mut CloneOrMove);
     }
 
     /// Stores `value` over `range`, calling `split(&old, piece)` for each part
@@ -302,9 +306,22 @@ impl<V> MapleTree<V> {
         mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
+        self.store_dropping(first, last, Some(value), &mut split);
+    }
+
+    /// Stores `value` (or absence) over `first..=last`, the parts of the
+    /// entries it cuts made by `split`; what it displaces is dropped once
+    /// the store is done (a panicking `Drop` finds the tree whole).
+    pub(crate) fn store_dropping<S: Split<V>>(
+        &mut self,
+        first: u64,
+        last: u64,
+        value: Option<V>,
+        split: &mut S,
+    ) {
         let mut path = Path::new();
         let mut out = DropLater::new(first, last);
-        self.store_at(&mut path, first, last, Some(value), &mut split, &mut out);
+        self.store_at(&mut path, first, last, value, split, &mut out);
         // Dropped only now that the store is done.
         drop(out);
     }
@@ -452,8 +469,9 @@ impl<V> MapleTree<V> {
         out.0
     }
 
-    /// Makes every index of `range` absent. Entries cut at its edges keep a
-    /// clone of their value on the parts outside it.
+    /// Makes every index of `range` absent. Entries cut at its edges keep
+    /// their value on the parts outside it, as in [`insert`](Self::insert):
+    /// `Clone` runs only for an entry cut into two.
     ///
     /// ```
     /// let mut t = maple_tree::MapleTree::new();
@@ -470,7 +488,8 @@ impl<V> MapleTree<V> {
     where
         V: Clone,
     {
-        self.remove_range_with(range, |v, _| v.clone());
+        let (first, last) = bounds(&range);
+        self.store_dropping(first, last, None, &mut CloneOrMove);
     }
 
     /// [`remove_range`](Self::remove_range) for values that are not `Clone`
@@ -497,11 +516,7 @@ impl<V> MapleTree<V> {
         mut split: impl FnMut(&V, RangeInclusive<u64>) -> V,
     ) {
         let (first, last) = bounds(&range);
-        let mut path = Path::new();
-        let mut out = DropLater::new(first, last);
-        self.store_at(&mut path, first, last, None, &mut split, &mut out);
-        // Dropped only now that the store is done.
-        drop(out);
+        self.store_dropping(first, last, None, &mut split);
     }
 
     /// Makes every index of `range` absent, as

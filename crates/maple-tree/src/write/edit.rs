@@ -35,13 +35,13 @@ use super::content::{slot_item, Content};
 use super::in_place::InPlace;
 use super::pack::{item_child, pack, Packed, MAX_PACKED};
 use super::retired::Retired;
+use super::split::{kept_values, Split};
 use crate::displaced::Displace;
 use crate::gap::{beside, gap_after, node_gap};
 use crate::limbo::Garbage;
 use crate::node::{value_word, Kind, NodePtr};
 use crate::tree::MapleTree;
 use crate::walk::{Path, MAX_HEIGHT};
-use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
     /// Stores `value` (or nothing) over `first..=last` by rebuilding nodes.
@@ -57,7 +57,7 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) -> usize
     where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         let height = self.height();
@@ -80,22 +80,38 @@ impl<V> MapleTree<V> {
         // Both pieces stay owned values until both exist: if the second
         // `split` panics, the first is dropped, not leaked.
         let (start, end) = (ll.start(), rl.end());
-        let left_piece = (start < first && ll.node.is_present(ll.idx))
+        let left_cut = start < first && ll.node.is_present(ll.idx);
+        let right_cut = end > last && rl.node.is_present(rl.idx);
+        let same = !spanning && ll.idx == rl.idx;
+        let (left_keeps, right_keeps) = kept_values::<V, S>(left_cut, right_cut, same);
+        let left_piece = (left_cut && !left_keeps)
             // SAFETY: a leaf of this tree, whose values are `V`s; the
             // reference ends with the call.
-            .then(|| split(unsafe { ll.node.value::<V>(ll.idx) }, start..=first - 1));
-        let right_piece = (end > last && rl.node.is_present(rl.idx))
+            .then(|| split.part(unsafe { ll.node.value::<V>(ll.idx) }, start..=first - 1));
+        let right_piece = (right_cut && !right_keeps)
             // SAFETY: as above.
-            .then(|| split(unsafe { rl.node.value::<V>(rl.idx) }, last + 1..=end));
-        let made = left_piece.is_some() as usize
-            + right_piece.is_some() as usize
-            + value.is_some() as usize;
+            .then(|| split.part(unsafe { rl.node.value::<V>(rl.idx) }, last + 1..=end));
+        // No user code runs from here on. A part that keeps its entry's
+        // value takes the slot's word; the slot is passed over below.
+        let made = left_cut as usize + right_cut as usize + value.is_some() as usize;
+        let left_word = match left_piece {
+            Some(v) => Some(value_word(v)),
+            None => left_keeps.then(|| ll.node.leaf_word(ll.idx)),
+        };
+        let right_word = match right_piece {
+            Some(v) => Some(value_word(v)),
+            None => right_keeps.then(|| rl.node.leaf_word(rl.idx)),
+        };
+        let (l_kept, r_kept) = (
+            (left_keeps as u32) << ll.idx,
+            (right_keeps as u32) << rl.idx,
+        );
         if start < first {
-            c.push_leaf(first - 1, left_piece.map(value_word));
+            c.push_leaf(first - 1, left_word);
         }
         c.push_leaf(last, value.map(value_word));
         if end > last {
-            c.push_leaf(end, right_piece.map(value_word));
+            c.push_leaf(end, right_word);
         }
         c.push_slots(rl.node, rl.idx + 1, rl.node.count(), rl.max);
 
@@ -107,10 +123,11 @@ impl<V> MapleTree<V> {
         } else {
             rl.idx + 1
         };
-        self.displace_slots(ll.node, ll.idx, l_end, ll.min, ll.max, displaced);
+        let ll_kept = if spanning { l_kept } else { l_kept | r_kept };
+        self.displace_slots(ll.node, ll.idx, l_end, ll.min, ll.max, ll_kept, displaced);
         if spanning {
             self.free_between(lp, &rp, displaced, &mut retired);
-            self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, displaced);
+            self.displace_slots(rl.node, 0, rl.idx + 1, rl.min, rl.max, r_kept, displaced);
             // Its slots were copied into `c` or displaced; the new
             // leaves replace it.
             retired.push(rl.node);
@@ -573,7 +590,10 @@ impl<V> MapleTree<V> {
 
     /// Removes the values of leaf slots `from..to` of a leaf being replaced:
     /// to `displaced`, or in RCU mode to the current garbage batch (readers
-    /// may still see the leaf, so it is left as it is).
+    /// may still see the leaf, so it is left as it is). The slots in `kept`
+    /// (a bit each) are counted out of the tree's entries but their values
+    /// stay: a part of the cut entry took them over.
+    #[allow(clippy::too_many_arguments)]
     fn displace_slots<D: Displace<V>>(
         &mut self,
         leaf: NodePtr,
@@ -581,18 +601,21 @@ impl<V> MapleTree<V> {
         to: usize,
         min: u64,
         max: u64,
+        kept: u32,
         displaced: &mut D,
     ) {
         if let Some(limbo) = self.limbo_mut() {
             let mut removed = 0;
             for i in (from..to).filter(|&i| leaf.is_present(i)) {
-                limbo.push_value::<V>(leaf.word(i));
+                if kept >> i & 1 == 0 {
+                    limbo.push_value::<V>(leaf.word(i));
+                }
                 removed += 1;
             }
             self.entries_removed(removed);
             return;
         }
-        self.take_slots(leaf, from, to, min, max, displaced);
+        self.take_slots(leaf, from, to, min, max, kept, displaced);
     }
 
     /// Unlinks a subtree the store covers: its values go to `displaced` now
@@ -617,7 +640,10 @@ impl<V> MapleTree<V> {
         }
     }
 
-    /// Moves the values of leaf slots `from..to` out to `displaced`.
+    /// Moves the values of leaf slots `from..to` out to `displaced`, but
+    /// those of the slots in `kept` (see `displace_slots`), which are only
+    /// counted out.
+    #[allow(clippy::too_many_arguments)]
     fn take_slots<D: Displace<V>>(
         &mut self,
         leaf: NodePtr,
@@ -625,10 +651,13 @@ impl<V> MapleTree<V> {
         to: usize,
         min: u64,
         max: u64,
+        kept: u32,
         displaced: &mut D,
     ) {
         for i in from..to {
-            if leaf.is_present(i) {
+            if kept >> i & 1 != 0 && leaf.is_present(i) {
+                self.entries_removed(1);
+            } else if leaf.is_present(i) {
                 // SAFETY: a leaf of this tree (callers' contract), whose
                 // values are `V`s; no reference into the tree is alive during
                 // a write, and the node is being replaced (or, in RCU mode,
@@ -649,7 +678,7 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) {
         if node.is_leaf() {
-            self.take_slots(node, 0, node.count(), min, max, displaced);
+            self.take_slots(node, 0, node.count(), min, max, 0, displaced);
         } else {
             for i in 0..node.count() {
                 self.take_subtree_values(

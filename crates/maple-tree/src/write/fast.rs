@@ -10,12 +10,12 @@
 //! them keep the path valid but the appending split, which leaves it to be
 //! walked again.
 
+use super::split::{kept_values, Split};
 use crate::displaced::Displace;
 use crate::gap::{beside, gap_after, leaf_gap};
 use crate::node::{span, value_word, Kind, NodePtr, Word, LEAF_SLOTS};
 use crate::tree::MapleTree;
 use crate::walk::{Level, Path};
-use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
     /// The range is exactly the slot `path` leads to.
@@ -221,6 +221,10 @@ struct Pieces {
     words: [Word; 3],
     /// How many of them there are: the entries the splice adds.
     made: usize,
+    /// The leaf slots (a bit each) whose value a part keeps
+    /// ([`Split::MOVES`]): their word is copied into the part, and the
+    /// value is not displaced.
+    kept: u32,
     /// Which words hold a piece (bit `k` for `words[k]`), for the checks
     /// of debug builds: a word placed twice, or one never made, would be
     /// a value owned twice or read uninitialised.
@@ -231,7 +235,7 @@ struct Pieces {
 impl Pieces {
     /// The pieces of `splice` storing `value` over `first..=last` in
     /// `leaf`: the part of the entry it cuts at each end gets
-    /// `split(&old, part)`.
+    /// `split.part(&old, part)`, or keeps the entry's value.
     #[inline(always)]
     fn make<V, S>(
         leaf: &Level,
@@ -241,27 +245,45 @@ impl Pieces {
         split: &mut S,
     ) -> Self
     where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
     {
         let node = leaf.node;
         let (s, e) = (splice.start, splice.end);
-        let left = (first > s && node.is_present(splice.a)).then(|| {
+        let (a, b) = (splice.a, splice.b);
+        let left_cut = first > s && node.is_present(a);
+        let right_cut = last < e && node.is_present(b);
+        let (left_keeps, right_keeps) = kept_values::<V, S>(left_cut, right_cut, a == b);
+        // The parts to make stay owned values until both exist: if the
+        // second `part` panics, the first is dropped, not leaked.
+        let left = (left_cut && !left_keeps).then(|| {
             // SAFETY: a leaf of this tree, whose values are `V`s; the
             // reference ends with the call.
-            split(unsafe { node.value::<V>(splice.a) }, s..=first - 1)
+            split.part(unsafe { node.value::<V>(a) }, s..=first - 1)
         });
-        let right = (last < e && node.is_present(splice.b)).then(|| {
+        let right = (right_cut && !right_keeps).then(|| {
             // SAFETY: as above.
-            split(unsafe { node.value::<V>(splice.b) }, last + 1..=e)
+            split.part(unsafe { node.value::<V>(b) }, last + 1..=e)
         });
-        let made = left.is_some() as usize + right.is_some() as usize + value.is_some() as usize;
+        // No user code runs from here on.
+        let made = left_cut as usize + right_cut as usize + value.is_some() as usize;
         #[cfg(debug_assertions)]
-        let made_bits =
-            value.is_some() as u8 | (left.is_some() as u8) << 1 | (right.is_some() as u8) << 2;
+        let made_bits = value.is_some() as u8 | (left_cut as u8) << 1 | (right_cut as u8) << 2;
         let word = |v: Option<V>| v.map_or(Word::uninit(), value_word);
+        let piece = |v: Option<V>, keeps: bool, slot: usize| {
+            if keeps {
+                node.leaf_word(slot)
+            } else {
+                word(v)
+            }
+        };
         Pieces {
-            words: [word(value), word(left), word(right)],
+            words: [
+                word(value),
+                piece(left, left_keeps, a),
+                piece(right, right_keeps, b),
+            ],
             made,
+            kept: (left_keeps as u32) << a | (right_keeps as u32) << b,
             #[cfg(debug_assertions)]
             made_bits,
         }
@@ -595,7 +617,7 @@ impl<V> MapleTree<V> {
         split: &mut S,
         displaced: &mut D,
     ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         let Splice {
@@ -615,12 +637,17 @@ impl<V> MapleTree<V> {
         let pieces = Pieces::make(&leaf, splice, (first, last), value, split);
         for i in a..=b {
             if node.is_present(i) {
+                self.entries_removed(1);
+                if pieces.kept >> i & 1 != 0 {
+                    // Its value lives on in a part; the slot is rewritten
+                    // below, its bit rebuilt.
+                    continue;
+                }
                 let range = node.slot_start(i, leaf.min)..=node.slot_end(i, leaf.max);
                 // SAFETY: a leaf of this tree, whose values are `V`s, written
                 // under `&mut self`; the in-leaf splice is not taken in RCU
                 // mode.
                 let old = unsafe { node.take_value::<V>(i) };
-                self.entries_removed(1);
                 displaced.displace(range, old);
             }
         }
@@ -662,7 +689,7 @@ impl<V> MapleTree<V> {
         value: Option<V>,
         split: &mut S,
     ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
     {
         debug_assert!(splice.plain());
         let Splice {
@@ -704,13 +731,16 @@ impl<V> MapleTree<V> {
         new.publish_leaf(new_count, bits as u16);
 
         // The covered entries' values stay readable in the old leaf until
-        // the readers that may hold them have left.
+        // the readers that may hold them have left (a value a part keeps
+        // stays in the tree).
         let limbo = self
             .limbo_mut()
             .expect("the copying splice is taken only in RCU mode");
         let mut removed = 0;
         for i in (a..=b).filter(|&i| old.is_present(i)) {
-            limbo.push_value::<V>(old.leaf_word(i));
+            if pieces.kept >> i & 1 == 0 {
+                limbo.push_value::<V>(old.leaf_word(i));
+            }
             removed += 1;
         }
         self.entries_removed(removed);
@@ -748,7 +778,7 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) -> Result<(), Option<V>>
     where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         if splice.new_count > LEAF_SLOTS {

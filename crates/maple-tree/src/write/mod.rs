@@ -56,6 +56,7 @@ mod pack;
 mod plan;
 mod retired;
 mod siblings;
+mod split;
 #[cfg(all(test, feature = "write-stats", feature = "bench-internals"))]
 mod tests;
 
@@ -64,12 +65,12 @@ use content::Content;
 use pack::fill;
 pub(crate) use plan::worst_case_nodes;
 use plan::Plan;
+pub(crate) use split::{CloneOrMove, Split};
 
 use crate::displaced::Displace;
 use crate::node::{value_word, Kind};
 use crate::tree::MapleTree;
 use crate::walk::Path;
-use core::ops::RangeInclusive;
 
 impl<V> MapleTree<V> {
     /// Stores `value` (or absence, for `None`) over `first..=last`.
@@ -92,7 +93,7 @@ impl<V> MapleTree<V> {
         split: &mut S,
         displaced: &mut D,
     ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         debug_assert!(first <= last);
@@ -114,7 +115,7 @@ impl<V> MapleTree<V> {
         split: &mut S,
         displaced: &mut D,
     ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         let plan = self.plan_at(path, (first, last), first, last, value.is_some());
@@ -133,7 +134,7 @@ impl<V> MapleTree<V> {
         split: &mut S,
         displaced: &mut D,
     ) where
-        S: FnMut(&V, RangeInclusive<u64>) -> V,
+        S: Split<V>,
         D: Displace<V>,
     {
         // No path frees a node before it has taken all it needs (a rebuild
