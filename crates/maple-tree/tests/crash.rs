@@ -339,6 +339,19 @@ macro_rules! crash_tests {
             }
 
             #[test]
+            fn insert_inside_an_entry() {
+                // Cuts entry 1 into two: the part before gets a clone.
+                crash_test::<$pad>("insert inside an entry", |t| {
+                    t.insert(12..=14, D::new(1_000))
+                });
+            }
+
+            #[test]
+            fn remove_range_inside_an_entry() {
+                crash_test::<$pad>("remove_range inside an entry", |t| t.remove_range(22..=24));
+            }
+
+            #[test]
             fn insert_exact() {
                 crash_test::<$pad>("insert exact", |t| t.insert(20..=26, D::new(1_000)));
             }
