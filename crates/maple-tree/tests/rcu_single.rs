@@ -308,3 +308,61 @@ fn a_value_a_reader_holds_is_not_copied() {
     }
     assert!(tree.read().get(0).unwrap().try_lock().is_ok());
 }
+
+/// Stores in random order inside leaves that are full split them (outside
+/// RCU mode in place; here into new leaves under a copy of their parent):
+/// the entries and the recorded gaps of an allocation tree stay right
+/// through splits at every depth, with a reader pinned throughout (so that
+/// every replaced node waits in the limbo until the end).
+#[test]
+fn splits_of_full_leaves_in_random_order_keep_entries_and_gaps() {
+    for alloc in [false, true] {
+        // Values of more than 8 bytes: leaving RCU mode keeps the tree as it
+        // is (smaller values are taken out of their boxes into a new one),
+        // so that `validate` checks the nodes the splits wrote.
+        let tree = boxed_tree::<(u64, u64)>(alloc);
+        let mut model = Model::<u64>::new();
+        let mut rng = Rng(11 + alloc as u64);
+        // Slots of 16 indices, entries in random ones of them, each of its
+        // own length, so that free runs of every size come and go.
+        let n: u64 = if cfg!(miri) { 150 } else { 4_000 };
+        let pinned = tree.read();
+        for step in 0..n {
+            let slot = rng.below(4 * n);
+            let first = 16 * slot + rng.below(8);
+            let last = first + rng.below(8);
+            tree.write().insert(first..=last, (step, !step));
+            model.insert(first, last, step);
+            if step % 97 == 0 || step + 1 == n {
+                assert_eq!(
+                    tree.read()
+                        .iter()
+                        .map(|(r, v)| (r, v.0))
+                        .collect::<Vec<_>>(),
+                    model.entries(),
+                    "step {step}"
+                );
+                let r = tree.read();
+                for size in [1, 9, 17, 40] {
+                    let lo = rng.below(64 * n);
+                    let hi = lo + 2_000;
+                    assert_eq!(r.find_gap(size, lo..=hi), model.find_gap(size, lo, hi));
+                    assert_eq!(
+                        r.find_gap_rev(size, lo..=hi),
+                        model.find_gap_rev(size, lo, hi)
+                    );
+                }
+            }
+        }
+        assert_eq!(pinned.len(), model.len());
+        drop(pinned);
+        let plain = tree.into_inner();
+        plain.validate().unwrap();
+        if !cfg!(miri) {
+            assert!(
+                plain.stats().height >= 3,
+                "too short to split under a grandparent"
+            );
+        }
+    }
+}
