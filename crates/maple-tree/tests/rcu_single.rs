@@ -310,7 +310,7 @@ fn a_value_a_reader_holds_is_not_copied() {
 }
 
 /// Stores in random order inside leaves that are full split them (outside
-/// RCU mode in place; here into new leaves under a copy of their parent):
+/// RCU mode in place; here into new nodes, readers still inside the old):
 /// the entries and the recorded gaps of an allocation tree stay right
 /// through splits at every depth, with a reader pinned throughout (so that
 /// every replaced node waits in the limbo until the end).

@@ -345,13 +345,7 @@ impl<V> MapleTree<V> {
     /// rebuilds the parent of a split node in RCU mode the same way). The
     /// children are copied one by one: no slot has to be classified, as the
     /// general rebuild's contents and packing would.
-    pub(super) fn copy_children(
-        &mut self,
-        lp: &Path,
-        p: usize,
-        to: usize,
-        new: &[Packed],
-    ) -> Option<Packed> {
+    fn copy_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> Option<Packed> {
         let new_count = self.spliced_count(lp, p, to, new.len())?;
         let at = lp.lv[p];
         let (old, from) = (at.node, at.idx);

@@ -1,6 +1,5 @@
 //! The one-leaf write paths: exact fit, append (`mas_wr_append`), and the
-//! leaf splice, in place or into a copy of the leaf (the copying split,
-//! `copy_split.rs`, builds on the last).
+//! leaf splice, in place or into a copy of the leaf.
 //!
 //! Exact fit replaces one slot word; append writes the new slots past the
 //! leaf's last one and then publishes them with one header store. The
@@ -215,7 +214,7 @@ enum Piece {
 
 /// The value words a leaf splice writes: the stored value and the parts of
 /// the entries it cuts, made (by `split`) before anything changes.
-pub(super) struct Pieces {
+struct Pieces {
     /// The words of [`Piece::New`], [`Piece::Left`] and [`Piece::Right`],
     /// in that order; a piece the splice does not place is left
     /// uninitialised (the plan places a piece only where it was made).
@@ -238,7 +237,7 @@ impl Pieces {
     /// `leaf`: the part of the entry it cuts at each end gets
     /// `split.part(&old, part)`, or keeps the entry's value.
     #[inline(always)]
-    pub(super) fn make<V, S>(
+    fn make<V, S>(
         leaf: &Level,
         splice: &Splice,
         (first, last): (u64, u64),
@@ -325,73 +324,6 @@ impl Pieces {
             "maple tree: a splice drops a piece it made"
         );
         bits
-    }
-
-    /// Writes the new leaf `new` (not yet linked) as the slots
-    /// `base..base + len` of leaf `old` become with `splice` done, `splice`
-    /// worked out for those slots as a leaf of their own: the slots before
-    /// and after the rewrite are copied as they are, the pieces moved into
-    /// theirs; then publishes its count.
-    ///
-    /// The old leaf keeps the words copied out of it: the tree never reads
-    /// it as a whole again, only readers that started before the new leaf
-    /// was linked do, and its memory is freed without dropping them.
-    #[inline(always)]
-    pub(super) fn write_copy(
-        &self,
-        old: NodePtr,
-        (base, len): (usize, usize),
-        splice: &Splice,
-        new: NodePtr,
-    ) {
-        let Splice {
-            from,
-            to,
-            n,
-            new_count,
-            ..
-        } = *splice;
-        debug_assert!(base + len <= old.count() && to < len && new_count <= LEAF_SLOTS);
-        // SAFETY: two distinct leaves; slots `base..base + from` of the old
-        // one land at `..from` of the new one.
-        unsafe { old.copy_leaf_slots(base, new, 0, from) };
-        if from > 0 {
-            // Slot `base + from - 1` is not the last of the slots copied
-            // (`to` is later): its end is a pivot.
-            new.set_pivot(from - 1, old.pivot(base + from - 1));
-        }
-        let tail_len = len - to - 1;
-        // SAFETY: two distinct leaves; slots `base + to + 1..base + len` of
-        // the old one land at `from + n..new_count` of the new one, and
-        // `new_count <= LEAF_SLOTS`.
-        unsafe { old.copy_leaf_slots(base + to + 1, new, from + n, tail_len) };
-        let old_bits = (u32::from(old.present_bits()) >> base) & ((1u32 << len) - 1);
-        let mut bits = old_bits & ((1u32 << from) - 1);
-        bits |= (old_bits >> (to + 1)) << (from + n);
-        bits |= self.write(new, splice);
-        new.publish_leaf(new_count, bits as u16);
-    }
-}
-
-impl<V> MapleTree<V> {
-    /// After a copying write of `splice` (made into `pieces`) out of leaf
-    /// `old`: the values of the entries it covered wait in the limbo for
-    /// the readers that may still read them in the old leaf (a value a part
-    /// keeps stays in the tree), and the entry count follows the change.
-    #[inline(always)]
-    pub(super) fn retire_spliced_values(&mut self, old: NodePtr, splice: &Splice, pieces: &Pieces) {
-        let limbo = self
-            .limbo_mut()
-            .expect("the copying write paths are taken only in RCU mode");
-        let mut removed = 0;
-        for i in (splice.a..=splice.b).filter(|&i| old.is_present(i)) {
-            if pieces.kept >> i & 1 == 0 {
-                limbo.push_value::<V>(old.leaf_word(i));
-            }
-            removed += 1;
-        }
-        self.entries_removed(removed);
-        self.entries_added(pieces.made);
     }
 }
 
@@ -516,7 +448,7 @@ impl Splice {
     /// shifted, and the half's count. The neighbours it looked at stay in
     /// the half and off its edge, so nothing else changes, and the half
     /// keeps its minimum.
-    pub(super) fn in_half(&self, (m, right): (usize, bool), count: usize) -> Splice {
+    fn in_half(&self, (m, right): (usize, bool), count: usize) -> Splice {
         let mut half = *self;
         if right {
             half.a -= m;
@@ -760,14 +692,59 @@ impl<V> MapleTree<V> {
         S: Split<V>,
     {
         debug_assert!(splice.plain());
+        let Splice {
+            a,
+            b,
+            from,
+            to,
+            n,
+            new_count,
+            ..
+        } = *splice;
         let leaf = *path.leaf();
         let old = leaf.node;
+        let count = old.count();
         // Made before anything changes: a panicking split leaves the tree
         // as it was.
         let pieces = Pieces::make(&leaf, splice, (first, last), value, split);
         let new = self.pool_mut().alloc_or_abort(Kind::Leaf);
-        pieces.write_copy(old, (0, old.count()), splice, new);
-        self.retire_spliced_values(old, splice, &pieces);
+        // The old leaf keeps the words copied out of it: this tree never
+        // reads it as a whole again, only readers that started before the
+        // new leaf is linked do, and its memory is freed without dropping
+        // them.
+        // SAFETY: two distinct leaves; slots `..from` of the old one land
+        // at `..from` of the new one.
+        unsafe { old.copy_leaf_slots(0, new, 0, from) };
+        if from > 0 {
+            // Slot `from - 1` is not the old leaf's last: its end is a pivot.
+            new.set_pivot(from - 1, old.pivot(from - 1));
+        }
+        let tail_len = count - to - 1;
+        // SAFETY: two distinct leaves; slots `to + 1..count` of the old one
+        // land at `from + n..new_count` of the new one, and `new_count <=
+        // LEAF_SLOTS` (the splice is plain).
+        unsafe { old.copy_leaf_slots(to + 1, new, from + n, tail_len) };
+        let old_bits = u32::from(old.present_bits());
+        let mut bits = old_bits & ((1u32 << from) - 1);
+        bits |= (old_bits >> (to + 1)) << (from + n);
+        bits |= pieces.write(new, splice);
+        new.publish_leaf(new_count, bits as u16);
+
+        // The covered entries' values stay readable in the old leaf until
+        // the readers that may hold them have left (a value a part keeps
+        // stays in the tree).
+        let limbo = self
+            .limbo_mut()
+            .expect("the copying splice is taken only in RCU mode");
+        let mut removed = 0;
+        for i in (a..=b).filter(|&i| old.is_present(i)) {
+            if pieces.kept >> i & 1 == 0 {
+                limbo.push_value::<V>(old.leaf_word(i));
+            }
+            removed += 1;
+        }
+        self.entries_removed(removed);
+        self.entries_added(pieces.made);
 
         // Readers find the new leaf from here on.
         path.leaf_mut().node = new;

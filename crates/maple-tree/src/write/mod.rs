@@ -22,10 +22,7 @@
 //! 4. **copying splice** (`fast.rs`, RCU mode only): a splice that fits its
 //!    leaf and keeps to it, written into a new leaf that one pointer store
 //!    links in the old one's place, for readers may be inside the old one;
-//! 5. **copying split** (`copy_split.rs`, RCU mode only): a splice that
-//!    overflows its leaf, under a parent with room, written into two new
-//!    leaves under a copy of the parent, which one pointer store links;
-//! 6. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
+//! 5. **rebuild** (`edit.rs`): everything else. The touched leaf (or leaves,
 //!    for a spanning store) is rebuilt and the change carried up: a node
 //!    rewrite when it still fits one node, a split when it does not, a
 //!    rebalance when a node falls under its minimum, root growth and collapse
@@ -36,7 +33,7 @@
 //!
 //! Storing "absent" over an absent range changes nothing. In RCU mode the
 //! plan avoids the paths readers must not watch (exact fit and the in-place
-//! splice and split, which the copying splice and split replace);
+//! splice, which the copying splice replaces);
 //! `plan.rs` is the only place that decides this, and the only place that
 //! knows how many nodes each path can take ([`MapleTree::preallocate`]).
 //!
@@ -52,7 +49,6 @@
 
 mod bulk;
 mod content;
-mod copy_split;
 mod edit;
 mod fast;
 mod in_place;
@@ -175,9 +171,6 @@ impl<V> MapleTree<V> {
             }
             (Plan::CopySplice(splice), value) => {
                 self.store_splice_copy(path, splice, (first, last), value, split);
-            }
-            (Plan::CopySplit(splice, at), value) => {
-                self.store_split_copy(path, splice, *at, (first, last), value, split);
             }
             (Plan::Rebuild, value) => {
                 path.low = self.store_general(path, first, last, value, split, displaced);

@@ -40,12 +40,6 @@ pub(super) enum Plan {
     /// written into a new leaf, which replaces the old one with one pointer
     /// store (the kernel's node store in RCU mode).
     CopySplice(Splice),
-    /// With readers about (RCU mode), a splice that overflows its leaf,
-    /// under a parent with room: the leaf split at the cut given
-    /// ([`Splice::split_point`]) into two new leaves, the store done in the
-    /// half that holds it, under a copy of the parent, which one pointer
-    /// store links (`copy_split.rs`).
-    CopySplit(Splice, (usize, bool)),
     /// The touched leaves are rebuilt into new nodes and the change carried
     /// up: node rewrite, split, spanning store, rebalance, root growth or
     /// collapse (`edit.rs`).
@@ -61,7 +55,6 @@ enum Route {
     AppendSplit,
     Splice,
     CopySplice,
-    CopySplit,
     /// Within a rebuild: the new nodes are put into their parent in place
     /// of the old ones, instead of a new parent being built.
     ParentSplice,
@@ -77,15 +70,15 @@ impl Route {
     ///
     /// An append writes only slots past the leaf's published count and then
     /// publishes them with one release store of the header; a copying
-    /// splice or split, a parent's copy and a rebuild publish finished nodes
-    /// with one pointer store.
+    /// splice, a parent's copy and a rebuild publish finished nodes with one
+    /// pointer store.
     /// They leave every node a reader can reach whole at every moment. An exact fit would drop the
     /// value a reader may be reading, and a splice (of a leaf's slots or a
     /// parent's children) moves slots under readers, so none is taken then.
     const fn safe_with_readers(self) -> bool {
         match self {
             Route::ExactFit | Route::AppendSplit | Route::Splice | Route::ParentSplice => false,
-            Route::Append | Route::CopySplice | Route::CopySplit | Route::ParentCopy => true,
+            Route::Append | Route::CopySplice | Route::ParentCopy => true,
         }
     }
 }
@@ -114,8 +107,6 @@ impl Plan {
             Plan::Splice(_) => worst_case_nodes(height),
             // A new leaf, and a new root when the leaf was the root.
             Plan::AppendSplit => 2,
-            // Two leaves and their parent.
-            Plan::CopySplit(..) => 3,
             Plan::Rebuild => worst_case_nodes(height),
         }
     }
@@ -220,11 +211,6 @@ impl<V> MapleTree<V> {
             if let Some(splice) = self.plan_splice(path, (start, end), first, last, has_value) {
                 if splice.plain() {
                     return Plan::CopySplice(splice);
-                }
-                if splice.new_count() > LEAF_SLOTS && may(Route::CopySplit) {
-                    if let Some((at, false)) = self.split_for(path, &splice) {
-                        return Plan::CopySplit(splice, at);
-                    }
                 }
             }
         }
