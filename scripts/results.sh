@@ -5,11 +5,9 @@
 #   times         BENCHMARKS.md's sizes, each (workload, implementation)
 #                 pair in a fresh process, medians of 5 repetitions, in 5
 #                 rounds, each a sweep over every case in which the
-#                 implementations of a case take turns, then up to 10 more
-#                 sweeps over the cases whose ratios are not settled yet
-#                 (`--max-rounds`); the median over the rounds is reported,
-#                 and each peer's ratio to maple is the median over the
-#                 rounds of the ratio within a round
+#                 implementations of a case take turns; the median over the
+#                 rounds is reported, and each peer's ratio to maple is the
+#                 median over the rounds of the ratio within a round
 #   instructions  instructions per operation of the timed part (callgrind),
 #                 the --quick sizes, one repetition
 #   check         runs the time table again and compares its peer ratios
@@ -47,7 +45,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 times_table() {
-    taskset -c 1 "$maple" bench --workload tree --rounds 5 --max-rounds 15 --format markdown >"$1"
+    taskset -c 1 "$maple" bench --workload tree --rounds 5 --format markdown >"$1"
 }
 
 instructions_table() {

@@ -7,7 +7,6 @@ use crate::expected::{Expectations, Source};
 use crate::isolate;
 use crate::measure::{self, Measurement, Plan};
 use crate::registry::Impl;
-use crate::settle;
 use crate::workloads::{Case, Workload};
 
 /// Sizes to run at.
@@ -157,10 +156,6 @@ pub struct Isolation {
     /// stretch of the run: the ratios between implementations are what
     /// reproduce.
     pub rounds: usize,
-    /// Rounds in all at most (at least `rounds`): after the `rounds` sweeps,
-    /// further sweeps over only the cases whose ratios are not yet settled
-    /// (see `settle.rs`), until every case is or this many rounds have run.
-    pub max_rounds: usize,
 }
 
 impl Default for Isolation {
@@ -169,7 +164,6 @@ impl Default for Isolation {
             fresh_process: false,
             count_instructions: false,
             rounds: 1,
-            max_rounds: 1,
         }
     }
 }
@@ -243,35 +237,10 @@ pub fn run_isolated(
         .iter()
         .map(|impls| impls.iter().map(|_| Vec::new()).collect())
         .collect();
-    let max_rounds = isolation.max_rounds.max(rounds);
-    // Which cases each round sweeps: every case for the rounds asked for,
-    // then those still unsettled.
-    let mut sweep: Vec<usize> = (0..cases.len()).collect();
-    for round in 0..max_rounds {
-        if round >= rounds {
-            sweep.retain(|&c| settle::unsettled(&turns[c], base_of(&runs[c])));
-            if sweep.is_empty() {
-                break;
-            }
-            eprintln!(
-                "[{:>6.1}s] round {}/{max_rounds}: {} of {} cases not settled yet: {}",
-                started.elapsed().as_secs_f64(),
-                round + 1,
-                sweep.len(),
-                cases.len(),
-                sweep
-                    .iter()
-                    .map(|&c| case_label(&cases[c]))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        let of = if round < rounds { rounds } else { max_rounds };
-        let turn = (max_rounds > 1).then_some((round + 1, of));
-        let sweep_total: usize = sweep.iter().map(|&c| runs[c].len()).sum();
+    for round in 0..rounds {
+        let turn = (rounds > 1).then_some((round + 1, rounds));
         let mut k = 0;
-        for &c in &sweep {
-            let case = &cases[c];
+        for (c, case) in cases.iter().enumerate() {
             let label = case_label(case);
             for (imp, turns) in runs[c].iter().zip(&mut turns[c]) {
                 k += 1;
@@ -283,14 +252,14 @@ pub fn run_isolated(
                 {
                     continue;
                 }
-                let prefix = progress_prefix(started, k, sweep_total, &label, imp, turn);
+                let prefix = progress_prefix(started, k, total, &label, imp, turn);
                 let mut progress = |msg: &str| eprintln!("{prefix}: {msg}");
                 turns.push(if isolation.fresh_process {
                     isolate::measure(imp, *case, expected[c], plan)
                 } else {
                     measure::measure(imp, *case, expected[c], plan, &mut progress)
                 });
-                if max_rounds > 1 {
+                if rounds > 1 {
                     if let Some(measure::Outcome::Ok(t)) = turns.last().map(|m| &m.outcome) {
                         progress(&format!("median {}", measure::fmt_ns(t.ns_per_op)));
                     }
@@ -370,12 +339,6 @@ fn expected_checksum(
         );
     }
     e
-}
-
-/// The implementation the others' ratios are taken to: maple where it runs
-/// the case, else the first.
-fn base_of(impls: &[&'static Impl]) -> usize {
-    impls.iter().position(|i| i.name == "maple").unwrap_or(0)
 }
 
 /// The start of a progress line: time, pair number, case, implementation,
@@ -500,59 +463,6 @@ mod tests {
             // Three rounds of two repetitions each.
             assert_eq!(t.all_ns_per_op.len(), 6);
         }
-    }
-
-    #[test]
-    fn extra_rounds_sweep_a_case_until_it_is_settled() {
-        let cases = [Workload::Iter, Workload::Load, Workload::Erase].map(|workload| Case {
-            workload,
-            n: 200,
-            q: workload.has_q().then_some(500),
-        });
-        let impls = ["maple", "btreemap", "rangemap"].map(|n| crate::registry::by_name(n).unwrap());
-        let plan = Plan {
-            reps: 1,
-            budget: None,
-        };
-        let isolation = Isolation {
-            rounds: 2,
-            max_rounds: 6,
-            ..Isolation::default()
-        };
-        let ms = run_isolated(&cases, &impls, plan, isolation);
-        for case in &cases {
-            let of_case: Vec<&Measurement> = ms.iter().filter(|m| m.case == *case).collect();
-            let rounds: Vec<Vec<f64>> = of_case
-                .iter()
-                .map(|m| match &m.outcome {
-                    measure::Outcome::Ok(t) => t.round_medians.clone(),
-                    _ => panic!("{} on {} did not run cleanly", m.impl_name, case.workload),
-                })
-                .collect();
-            // Every implementation of a case takes every one of its rounds.
-            let n = rounds[0].len();
-            assert!((2..=6).contains(&n), "{n} rounds");
-            assert!(rounds.iter().all(|r| r.len() == n));
-            // A case stops before the last round only once it is settled.
-            if n < 6 {
-                let turns: Vec<Vec<Measurement>> = of_case
-                    .iter()
-                    .zip(&rounds)
-                    .map(|(m, r)| r.iter().map(|&ns| timed_as(m.impl_name, ns)).collect())
-                    .collect();
-                assert!(
-                    !settle::unsettled(&turns, 0),
-                    "{} stopped unsettled",
-                    case.workload
-                );
-            }
-        }
-    }
-
-    fn timed_as(name: &'static str, ns: f64) -> Measurement {
-        let mut m = timed(&[ns]);
-        m.impl_name = name;
-        m
     }
 
     #[test]

@@ -31,7 +31,6 @@ mod rep;
 mod replay;
 mod report;
 mod rng;
-mod settle;
 mod timer;
 mod workloads;
 
@@ -177,13 +176,6 @@ struct BenchArgs {
     /// the run (what `scripts/results.sh` uses for the README's table).
     #[arg(long, default_value_t = 1)]
     rounds: usize,
-    /// After the --rounds sweeps, keep sweeping the cases whose ratios to
-    /// maple are not settled yet (a 90% confidence interval of the median
-    /// ratio wider than 20%, as when a peer's process is fast or slow by
-    /// turns), up to this many rounds in all. Default: --rounds (no extra
-    /// rounds).
-    #[arg(long)]
-    max_rounds: Option<usize>,
     /// Also count instructions per operation of the timed parts (`instructions`:
     /// one extra repetition per pair under valgrind's callgrind, about 50× slower).
     #[arg(long, value_enum)]
@@ -375,13 +367,6 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
     if a.rounds == 0 {
         return Err("--rounds must be at least 1".into());
     }
-    let max_rounds = a.max_rounds.unwrap_or(a.rounds);
-    if max_rounds < a.rounds {
-        return Err(format!(
-            "--max-rounds ({max_rounds}) must be at least --rounds ({})",
-            a.rounds
-        ));
-    }
     let cases = bench::cases(&workloads, sizes);
     bench::check_sizes(&cases)?;
     bench::check_memory(&cases)?;
@@ -409,7 +394,6 @@ fn cmd_bench(a: BenchArgs) -> Result<ExitCode, String> {
         fresh_process: !a.in_process,
         count_instructions: a.count == Some(CountKind::Instructions),
         rounds: a.rounds,
-        max_rounds,
     };
     let ms = bench::run_isolated(&cases, &impls, plan, isolation);
     let names: Vec<&str> = impls.iter().map(|i| i.name).collect();

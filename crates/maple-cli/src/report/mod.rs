@@ -187,16 +187,6 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
         by.insert((m.case, m.impl_name), m);
     }
     let has_maple = impls.contains(&"maple");
-    // The rounds every case had (`--rounds`); a case that took more
-    // (`--max-rounds`) says so on maple's cell.
-    let fewest_rounds = ms
-        .iter()
-        .filter_map(|m| match &m.outcome {
-            Outcome::Ok(t) => Some(t.round_medians.len()),
-            _ => None,
-        })
-        .min()
-        .unwrap_or(1);
     let mut header = vec!["workload".to_string(), "N".into(), "Q".into()];
     header.extend(impls.iter().map(|i| format!("{i} ns/op")));
     if has_maple {
@@ -226,14 +216,6 @@ pub fn table(ms: &[Measurement], impls: &[&str], reps: usize, markdown: bool) ->
                             "median of {} repetitions, not {reps}: the time budget (--budget) \
                              stopped the rest",
                             t.all_ns_per_op.len()
-                        ));
-                        let _ = write!(cell, " [{k}]");
-                    }
-                    let rounds = t.round_medians.len();
-                    if i == "maple" && rounds > fewest_rounds {
-                        let k = note(format!(
-                            "the case ran in {rounds} rounds, not {fewest_rounds}: its ratios \
-                             were not settled sooner (--max-rounds)"
                         ));
                         let _ = write!(cell, " [{k}]");
                     }
@@ -508,30 +490,6 @@ mod tests {
         ];
         let t = table(&ms, &["maple", "btreemap"], 5, false);
         assert!(t.contains("100.0 (×2.00)"), "{t}");
-    }
-
-    #[test]
-    fn a_case_that_took_extra_rounds_says_so() {
-        let in_rounds = |name, workload, rounds: &[f64]| {
-            let mut m = ok(name, rounds[0], None);
-            m.case.workload = workload;
-            if let Outcome::Ok(t) = &mut m.outcome {
-                t.round_medians = rounds.to_vec();
-            }
-            m
-        };
-        let ms = [
-            in_rounds("maple", Workload::Load, &[10.0; 3]),
-            in_rounds("btreemap", Workload::Load, &[20.0; 3]),
-            in_rounds("maple", Workload::Iter, &[10.0; 7]),
-            in_rounds("btreemap", Workload::Iter, &[20.0; 7]),
-        ];
-        let t = table(&ms, &["maple", "btreemap"], 5, false);
-        let lines: Vec<&str> = t.lines().collect();
-        let row = |w: &str| lines.iter().find(|l| l.starts_with(w)).unwrap().to_string();
-        assert!(row("iter").contains("10.0 [1]"), "{t}");
-        assert!(!row("load").contains('['), "{t}");
-        assert!(t.contains("[1] the case ran in 7 rounds, not 3"), "{t}");
     }
 
     #[test]
