@@ -309,8 +309,8 @@ fn a_value_a_reader_holds_is_not_copied() {
     assert!(tree.read().get(0).unwrap().try_lock().is_ok());
 }
 
-/// Stores in random order inside leaves that are full split them (outside
-/// RCU mode in place; here into new nodes, readers still inside the old):
+/// Stores in random order into full leaves split them (in place outside RCU
+/// mode; here into new nodes, while readers may still be in the old ones):
 /// the entries and the recorded gaps of an allocation tree stay right
 /// through splits at every depth, with a reader pinned throughout (so that
 /// every replaced node waits in the limbo until the end).
