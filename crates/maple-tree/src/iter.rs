@@ -1,7 +1,7 @@
 //! Iterators over entries: in order, both ways, over the whole tree or the
 //! entries overlapping a range.
 
-use crate::node::{is_inline, NodePtr};
+use crate::node::{is_inline, Children, NodePtr};
 use crate::tree::MapleTree;
 use core::fmt;
 use core::iter::FusedIterator;
@@ -322,6 +322,9 @@ struct Parent {
     /// `idx == last == 0`, and that level covers everything: there is no
     /// other node to cross to).
     node: NodePtr,
+    /// Its children, where the node's kind says they are (read once, when
+    /// the parent is entered, rather than at every crossing).
+    children: Children,
     /// The slot leading to the level below.
     idx: usize,
     /// The parent's last slot, and its bounds.
@@ -340,7 +343,9 @@ impl Parent {
         }
         // The next sibling: it starts right after this leaf.
         self.idx += 1;
-        let leaf = self.node.peek().child(self.idx);
+        // SAFETY: the parent is live (as the leaf), and `idx <= last`, below
+        // the count.
+        let leaf = unsafe { self.children.get_unchecked(self.idx) };
         let max = if self.idx == self.last {
             self.max
         } else {
@@ -359,17 +364,16 @@ impl Parent {
         }
         // The previous sibling: it ends right before this leaf.
         self.idx -= 1;
-        let snap = self.node.peek();
-        // SAFETY: `idx` was below the parent's count (`last + 1`) and has
-        // just been lowered.
-        let leaf = unsafe { snap.child_unchecked(self.idx) };
+        // SAFETY: the parent is live (as the leaf); `idx` was below the
+        // parent's count (`last + 1`) and has just been lowered.
+        let leaf = unsafe { self.children.get_unchecked(self.idx) };
         // A reverse walk reads memory downwards, which the hardware's
         // prefetchers follow less well than a forward one: ask for the leaf
         // two back, so that its lines arrive while this one and the next
         // are handed out (one back is too late to hide a miss to memory).
         if self.idx > 1 {
             // SAFETY: `idx - 2 < idx`, below the count.
-            unsafe { snap.child_unchecked(self.idx - 2) }.prefetch_ahead();
+            unsafe { self.children.get_unchecked(self.idx - 2) }.prefetch_ahead();
         }
         let min = if self.idx == 0 {
             self.min
@@ -385,6 +389,7 @@ impl Parent {
     /// A parent that has no other child to offer (the root's own level).
     const NONE: Parent = Parent {
         node: NodePtr::DANGLING,
+        children: Children::NONE,
         idx: 0,
         last: 0,
         min: 0,
@@ -395,9 +400,11 @@ impl Parent {
     /// (`last_child` false) or last child.
     #[inline(always)]
     fn enter(node: NodePtr, min: u64, max: u64, last_child: bool) -> Parent {
-        let last = node.peek().count() - 1;
+        let snap = node.peek();
+        let last = snap.count() - 1;
         Parent {
             node,
+            children: snap.children(),
             idx: if last_child { last } else { 0 },
             last,
             min,
@@ -410,7 +417,9 @@ impl Parent {
     fn leaf(&self) -> Leaf {
         let node = self.node.peek();
         Leaf::enter(
-            node.child(self.idx),
+            // SAFETY: the parent is live (as the leaf it was entered from),
+            // and `idx <= last`, below the count.
+            unsafe { self.children.get_unchecked(self.idx) },
             node.slot_start(self.idx, self.min),
             node.slot_end(self.idx, self.max),
             u32::MAX,
@@ -426,7 +435,8 @@ impl Parent {
             return None;
         }
         self.idx += 1;
-        let node = self.node.peek().child(self.idx);
+        // SAFETY: as in `forward`.
+        let node = unsafe { self.children.get_unchecked(self.idx) };
         let max = if self.idx == self.last {
             self.max
         } else {
@@ -444,7 +454,8 @@ impl Parent {
             return None;
         }
         self.idx -= 1;
-        let node = self.node.peek().child(self.idx);
+        // SAFETY: as in `backward`.
+        let node = unsafe { self.children.get_unchecked(self.idx) };
         let min = if self.idx == 0 {
             self.min
         } else {
@@ -475,6 +486,7 @@ fn descend(root: NodePtr, height: usize, index: u64) -> (usize, Leaf, Parent, Pa
         grand = up;
         up = Parent {
             node: node.node(),
+            children: node.children(),
             idx,
             last: node.count() - 1,
             min,
@@ -657,6 +669,24 @@ impl Ends {
         match (self.back.fast & 0xf) as usize {
             0 => self.next_back_slow(),
             slot => Some(self.back.take_last_fast(slot)),
+        }
+    }
+
+    /// [`next_back`](Self::next_back), with the entry turned into `T` (the
+    /// caller's item) on each path before the two join in the caller's
+    /// loop, rather than after.
+    ///
+    /// `Iter`'s `next_back` uses it because its code is measurably shorter
+    /// that way, not by design: the step inside a leaf compiles the same,
+    /// but the leaf crossing keeps more of the iterator in registers (about
+    /// 0.3 fewer instructions per entry in a reverse iteration; see the
+    /// README's iteration results). The other iterators were not measured
+    /// in reverse and keep `next_back`.
+    #[inline(always)]
+    pub(crate) fn next_back_map<T>(&mut self, mut f: impl FnMut(Found) -> T) -> Option<T> {
+        match (self.back.fast & 0xf) as usize {
+            0 => self.next_back_slow().map(&mut f),
+            slot => Some(f(self.back.take_last_fast(slot))),
         }
     }
 
@@ -964,10 +994,11 @@ impl<'a, V> Iterator for Iter<'a, V> {
 impl<V> DoubleEndedIterator for Iter<'_, V> {
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
-        let found = self.raw.next_back()?;
-        // SAFETY: `raw` walks the tree this iterator borrows for `'a`, whose
-        // values are `V`s.
-        Some((found.range, unsafe { found.leaf.value(found.slot) }))
+        self.raw.next_back_map(|found| {
+            // SAFETY: `raw` walks the tree this iterator borrows for `'a`,
+            // whose values are `V`s.
+            (found.range, unsafe { found.leaf.value(found.slot) })
+        })
     }
 }
 

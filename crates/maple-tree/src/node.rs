@@ -785,6 +785,48 @@ impl NodePtr {
     }
 }
 
+/// Where the children array of an internal node starts (see
+/// [`Snap::children`]).
+///
+/// An internal node never changes its kind while it is reachable, and the
+/// children below a snapshot's count never move (they are replaced only by
+/// a child covering the same range), so the array stays valid for as long
+/// as the node is live.
+#[derive(Clone, Copy)]
+pub(crate) struct Children {
+    first: NonNull<AtomicPtr<Node>>,
+}
+
+// SAFETY: as for `NodePtr`: an address into a node, which the types that
+// hold it treat as their tree's (the iterators keep it beside the node's
+// `NodePtr`, under the same `V`).
+unsafe impl Send for Children {}
+// SAFETY: as for `Send`: `&Children` gives only the address.
+unsafe impl Sync for Children {}
+
+impl Children {
+    /// None: the array of no node, for a level that has no parent.
+    pub(crate) const NONE: Children = Children {
+        first: NonNull::dangling(),
+    };
+
+    /// Child `i`, without the bounds check (`i` is known from the count).
+    ///
+    /// # Safety
+    /// The node these were taken from is live, and `i` is below the count
+    /// of the snapshot they were taken from.
+    #[inline(always)]
+    pub(crate) unsafe fn get_unchecked(self, i: usize) -> NodePtr {
+        // SAFETY: the caller's promise: the node is live and `i` is below
+        // the count, so below the capacity of the node's kind, whose
+        // children array `first` starts.
+        let raw = unsafe { (*self.first.as_ptr().add(i)).load(Ordering::Acquire) };
+        // SAFETY: invariants 1 and 2: slots below `count` of an internal node
+        // hold non-null child pointers.
+        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
+    }
+}
+
 /// A node as one reader saw it: the header is loaded once, so every answer
 /// below agrees with the same count and value bits even while a writer
 /// appends to the node (RCU mode). Pivots, children and values are read
@@ -1024,30 +1066,23 @@ impl Snap {
         self.node.child_of(Kind::ARange, i)
     }
 
-    /// Child `i`, without the bounds check and inline (an iterator loads
-    /// one or two at every leaf crossing, with `i` known from the count).
-    ///
-    /// # Safety
-    /// The node is an internal node and `i < self.count()`.
+    /// The children of an internal node, to load later by index without
+    /// reading the node's kind again: an iterator loads one or two at every
+    /// leaf crossing, and keeps this beside the parent it crosses under.
     #[inline(always)]
-    pub(crate) unsafe fn child_unchecked(&self, i: usize) -> NodePtr {
-        debug_assert!(!self.is_leaf() && i < self.count());
-        // SAFETY: the caller's promise: `i` is below the count, so below the
-        // capacity of the node's kind, whose children array it indexes.
-        let slot = unsafe {
+    pub(crate) fn children(&self) -> Children {
+        debug_assert!(!self.is_leaf());
+        // SAFETY: invariants 1 and 2; no reference is created.
+        let first: *const AtomicPtr<Node> = unsafe {
             match self.header.kind() {
-                Kind::ARange => &*ptr::addr_of!((*self.node.arange_body()).children)
-                    .cast::<AtomicPtr<Node>>()
-                    .add(i),
-                _ => &*ptr::addr_of!((*self.node.range_body()).children)
-                    .cast::<AtomicPtr<Node>>()
-                    .add(i),
+                Kind::ARange => ptr::addr_of!((*self.node.arange_body()).children).cast(),
+                _ => ptr::addr_of!((*self.node.range_body()).children).cast(),
             }
         };
-        let raw = slot.load(Ordering::Acquire);
-        // SAFETY: invariants 1 and 2: slots below `count` of an internal node
-        // hold non-null child pointers.
-        unsafe { NodePtr(NonNull::new_unchecked(raw)) }
+        Children {
+            // SAFETY: an address inside the live node is not null.
+            first: unsafe { NonNull::new_unchecked(first.cast_mut()) },
+        }
     }
 
     #[inline]
