@@ -678,8 +678,8 @@ impl Ends {
     ///
     /// `Iter`'s `next_back` uses it because its code is measurably shorter
     /// that way, not by design: the step inside a leaf compiles the same,
-    /// but the leaf crossing keeps more of the iterator in registers (about
-    /// 0.3 fewer instructions per entry in a reverse iteration; see the
+    /// but the leaf crossing keeps more of the iterator in registers (0.3
+    /// to 0.4 fewer instructions per entry in a reverse iteration; see the
     /// README's iteration results). The other iterators were not measured
     /// in reverse and keep `next_back`.
     #[inline(always)]

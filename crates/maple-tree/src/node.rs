@@ -788,10 +788,10 @@ impl NodePtr {
 /// Where the children array of an internal node starts (see
 /// [`Snap::children`]).
 ///
-/// An internal node never changes its kind while it is reachable, and the
-/// children below a snapshot's count never move (they are replaced only by
-/// a child covering the same range), so the array stays valid for as long
-/// as the node is live.
+/// A node's kind is set when the node is made and never changes, so where
+/// its children array starts stays the same for as long as the node is
+/// live. The children themselves are loaded at each
+/// [`get_unchecked`](Self::get_unchecked), as [`Snap::child`] loads them.
 #[derive(Clone, Copy)]
 pub(crate) struct Children {
     first: NonNull<AtomicPtr<Node>>,
