@@ -683,9 +683,9 @@ impl Ends {
     /// README's iteration results). The other iterators were not measured
     /// in reverse and keep `next_back`.
     #[inline(always)]
-    pub(crate) fn next_back_map<T>(&mut self, mut f: impl FnMut(Found) -> T) -> Option<T> {
+    pub(crate) fn next_back_map<T>(&mut self, f: impl FnOnce(Found) -> T) -> Option<T> {
         match (self.back.fast & 0xf) as usize {
-            0 => self.next_back_slow().map(&mut f),
+            0 => self.next_back_slow().map(f),
             slot => Some(f(self.back.take_last_fast(slot))),
         }
     }
