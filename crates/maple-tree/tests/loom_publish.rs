@@ -11,7 +11,8 @@
 //! 1. *leaf append* (`mas_wr_append`): slots written past the leaf's count, then
 //!    the header (count and value bits) stored with `Release`;
 //! 2. *child publish*: a leaf rebuilt aside, then linked by one `Release`
-//!    store of its parent's child pointer;
+//!    store of its parent's child pointer (or, when the leaf splits, a copy
+//!    of its parent holding both halves, linked the same way);
 //! 3. *root publish*: a new root (first store, or growth by a split)
 //!    published by the tree's root word.
 //!
@@ -135,6 +136,30 @@ fn child_publish_shows_a_whole_leaf() {
             (1, 0),
             "the write must rebuild one leaf and publish it: {paths:?}"
         );
+    });
+}
+
+#[test]
+fn a_split_leaf_is_published_with_a_copy_of_its_parent() {
+    model(|| {
+        // A root over five full leaves. The store cuts 150..=154 into three
+        // entries: its leaf overflows and splits, and the root is copied
+        // with both halves in the old leaf's place and the leaves after it
+        // one slot further on. The reader also looks in the last leaf,
+        // which the copy moved.
+        let tree = tree_of(40);
+        assert_eq!(tree.write().stats().height, 2);
+        let paths = race(
+            tree.clone(),
+            |t| t.write().insert(152..=152, 99),
+            152,
+            Some(15),
+            Some(99),
+            392,
+            Some(39),
+        );
+        assert!(paths.split >= 1, "the write must split a leaf: {paths:?}");
+        assert_eq!(tree.write().stats().height, 2, "the root must not grow");
     });
 }
 

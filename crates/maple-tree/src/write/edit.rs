@@ -342,9 +342,11 @@ impl<V> MapleTree<V> {
     /// with `lp.lv[p].idx..=to` replaced by `new`, or None when that does not
     /// fit. The old parent is left as it is; the caller links the copy in its
     /// place with one pointer store, as for any rebuilt node (the kernel
-    /// rebuilds the parent of a split node in RCU mode the same way). The
-    /// children are copied one by one: no slot has to be classified, as the
-    /// general rebuild's contents and packing would.
+    /// rebuilds the parent of a split node in RCU mode the same way). No
+    /// slot has to be classified, as the general rebuild's contents and
+    /// packing would: the copy starts as the whole old node, so the children
+    /// before the replaced ones are already in place, and only the new ones
+    /// and those after them are written one by one.
     fn copy_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> Option<Packed> {
         let new_count = self.spliced_count(lp, p, to, new.len())?;
         let at = lp.lv[p];
@@ -353,7 +355,12 @@ impl<V> MapleTree<V> {
         let count = old.count();
         let gaps = kind == Kind::ARange;
         let node = self.pool_mut().alloc_or_abort(kind);
-        let mut k = 0;
+        // SAFETY: `node` is new, so no reader can reach it. Both nodes then
+        // link the same children; the old one is only retired as memory
+        // (the caller's `retired`), so each child stays linked from the
+        // tree once.
+        unsafe { node.copy_from(old) };
+        let mut k = from;
         let mut put = |end: u64, child: NodePtr, gap: u64| {
             if k + 1 < new_count {
                 node.set_pivot(k, end);
@@ -364,21 +371,16 @@ impl<V> MapleTree<V> {
             }
             k += 1;
         };
-        for j in 0..from {
-            // Not the old node's last child (`to` is later): its end is a
-            // pivot.
-            put(
-                old.pivot(j),
-                old.child(j),
-                if gaps { old.gap(j) } else { 0 },
-            );
-        }
         for q in new {
             put(q.max, q.node, q.gap);
         }
         for j in to + 1..count {
             let end = if j + 1 == count { at.max } else { old.pivot(j) };
-            put(end, old.child(j), if gaps { old.gap(j) } else { 0 });
+            put(
+                end,
+                old.child_of(kind, j),
+                if gaps { old.gap(j) } else { 0 },
+            );
         }
         node.publish_count(kind, new_count);
         let gap = if gaps { crate::gap::node_gap(node) } else { 0 };
