@@ -607,14 +607,16 @@ impl<V> MapleTree<V> {
         displaced: &mut D,
     ) {
         if let Some(limbo) = self.limbo_mut() {
-            let mut removed = 0;
-            for i in (from..to).filter(|&i| leaf.is_present(i)) {
-                if kept >> i & 1 == 0 {
-                    limbo.push_value::<V>(leaf.word(i));
-                }
-                removed += 1;
+            // The present slots of `from..to`, a bit each (`to <= 16`).
+            let range = ((1u32 << to) - 1) & !((1u32 << from) - 1);
+            let present = u32::from(leaf.present_bits()) & range;
+            let mut gone = present & !kept;
+            while gone != 0 {
+                let i = gone.trailing_zeros() as usize;
+                limbo.push_value::<V>(leaf.leaf_word(i));
+                gone &= gone - 1;
             }
-            self.entries_removed(removed);
+            self.entries_removed(present.count_ones() as usize);
             return;
         }
         self.take_slots(leaf, from, to, min, max, kept, displaced);
