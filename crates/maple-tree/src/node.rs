@@ -733,6 +733,98 @@ impl NodePtr {
         }
     }
 
+    /// Copies `len` children of this internal node of `kind`, starting at
+    /// child `src`, into the internal node `dst` of the same kind, starting
+    /// at child `at`, as `memcpy` does: the child pointers, their recorded
+    /// gaps (allocation trees), and the pivots of all but the last (whose
+    /// end the caller records, in `dst`'s next pivot or as its maximum).
+    /// A copy of a parent in RCU mode moves the children after the replaced
+    /// ones this way instead of one at a time.
+    ///
+    /// This node may be one readers walk: it is only read, and only its
+    /// writer (the caller) ever stores into it.
+    ///
+    /// # Safety
+    /// `dst` is a node being built, which no reader can reach, distinct
+    /// from this one; both are of `kind`; `src + len <= self.count()` and
+    /// `at + len <= kind.capacity()`. Both nodes then link the copied
+    /// children: the caller makes sure that one of them leaves the tree (and
+    /// is freed as memory only), so each child is linked once.
+    #[inline]
+    pub(crate) unsafe fn copy_children_to(
+        self,
+        kind: Kind,
+        src: usize,
+        dst: NodePtr,
+        at: usize,
+        len: usize,
+    ) {
+        debug_assert!(kind != Kind::Leaf && self.kind() == kind && dst.kind() == kind);
+        debug_assert!(self != dst && src + len <= self.count() && at + len <= kind.capacity());
+        if len == 0 {
+            return;
+        }
+        #[cfg(not(loom))]
+        // SAFETY: invariants 1 and 2 for both nodes; the caller keeps both
+        // runs inside the nodes' arrays (`len - 1` pivots end at most at
+        // index `capacity - 2`) and the nodes distinct, so the copies do not
+        // overlap. Nothing else writes `dst`, which no reader can reach, and
+        // only this thread writes `self`, so reading its atomics as plain
+        // memory races with nothing. No reference is created.
+        unsafe {
+            let (from, to) = (self.0.as_ptr(), dst.0.as_ptr());
+            ptr::copy_nonoverlapping(
+                ptr::addr_of!((*from).body.leaf.pivots)
+                    .cast::<u64>()
+                    .add(src),
+                ptr::addr_of_mut!((*to).body.leaf.pivots)
+                    .cast::<u64>()
+                    .add(at),
+                len - 1,
+            );
+            if kind == Kind::ARange {
+                let (a, b) = (self.arange_body(), dst.arange_body());
+                ptr::copy_nonoverlapping(
+                    ptr::addr_of!((*a).children)
+                        .cast::<AtomicPtr<Node>>()
+                        .add(src),
+                    ptr::addr_of_mut!((*b).children)
+                        .cast::<AtomicPtr<Node>>()
+                        .add(at),
+                    len,
+                );
+                ptr::copy_nonoverlapping(
+                    ptr::addr_of!((*a).gaps).cast::<AtomicU64>().add(src),
+                    ptr::addr_of_mut!((*b).gaps).cast::<AtomicU64>().add(at),
+                    len,
+                );
+            } else {
+                let (a, b) = (self.range_body(), dst.range_body());
+                ptr::copy_nonoverlapping(
+                    ptr::addr_of!((*a).children)
+                        .cast::<AtomicPtr<Node>>()
+                        .add(src),
+                    ptr::addr_of_mut!((*b).children)
+                        .cast::<AtomicPtr<Node>>()
+                        .add(at),
+                    len,
+                );
+            }
+        }
+        // Under loom the atomics are objects of the model run: copied one by
+        // one through their accessors (which also announce the pivots).
+        #[cfg(loom)]
+        for i in 0..len {
+            if i + 1 < len {
+                dst.set_pivot(at + i, self.pivot(src + i));
+            }
+            dst.set_child_of(kind, at + i, self.child_of(kind, src + i));
+            if kind == Kind::ARange {
+                dst.set_gap(at + i, self.gap(src + i));
+            }
+        }
+    }
+
     /// Pointer to leaf slot `i`'s word, for the `value_*` functions.
     #[inline]
     fn slot_ptr(self, i: usize) -> *mut Word {

@@ -345,8 +345,8 @@ impl<V> MapleTree<V> {
     /// rebuilds the parent of a split node in RCU mode the same way). No
     /// slot has to be classified, as the general rebuild's contents and
     /// packing would: the copy starts as the whole old node, so the children
-    /// before the replaced ones are already in place, and only the new ones
-    /// and those after them are written one by one.
+    /// before the replaced ones are already in place; the new ones are
+    /// written one by one, and those after them copied as a run.
     fn copy_children(&mut self, lp: &Path, p: usize, to: usize, new: &[Packed]) -> Option<Packed> {
         let new_count = self.spliced_count(lp, p, to, new.len())?;
         let at = lp.lv[p];
@@ -361,27 +361,21 @@ impl<V> MapleTree<V> {
         // tree once.
         unsafe { node.copy_from(old) };
         let mut k = from;
-        let mut put = |end: u64, child: NodePtr, gap: u64| {
+        for q in new {
             if k + 1 < new_count {
-                node.set_pivot(k, end);
+                node.set_pivot(k, q.max);
             }
-            node.set_child_of(kind, k, child);
+            node.set_child_of(kind, k, q.node);
             if gaps {
-                node.set_gap(k, gap);
+                node.set_gap(k, q.gap);
             }
             k += 1;
-        };
-        for q in new {
-            put(q.max, q.node, q.gap);
         }
-        for j in to + 1..count {
-            let end = if j + 1 == count { at.max } else { old.pivot(j) };
-            put(
-                end,
-                old.child_of(kind, j),
-                if gaps { old.gap(j) } else { 0 },
-            );
-        }
+        // SAFETY: `node` is new and distinct from `old`, both of `kind`; the
+        // children after `to` are `old`'s last, and they end at `new_count`.
+        // The old parent leaves the tree as memory only (the caller retires
+        // it).
+        unsafe { old.copy_children_to(kind, to + 1, node, k, count - to - 1) };
         node.publish_count(kind, new_count);
         let gap = if gaps { crate::gap::node_gap(node) } else { 0 };
         Some(Packed {
