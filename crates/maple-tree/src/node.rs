@@ -500,6 +500,21 @@ impl NodePtr {
         }
     }
 
+    /// The first child pointer of an internal node of `kind`, as a raw
+    /// pointer into the node (no reference is made).
+    #[cfg_attr(loom, allow(dead_code))]
+    #[inline]
+    fn children_ptr(self, kind: Kind) -> *mut AtomicPtr<Node> {
+        debug_assert!(kind != Kind::Leaf);
+        // SAFETY: place computations inside the node (invariant 1).
+        unsafe {
+            match kind {
+                Kind::ARange => ptr::addr_of_mut!((*self.arange_body()).children).cast(),
+                _ => ptr::addr_of_mut!((*self.range_body()).children).cast(),
+            }
+        }
+    }
+
     /// Recorded gap `i` as an atomic.
     #[inline]
     fn gap_slot(self, i: usize) -> &'static AtomicU64 {
@@ -782,31 +797,16 @@ impl NodePtr {
                     .add(at),
                 len - 1,
             );
+            ptr::copy_nonoverlapping(
+                self.children_ptr(kind).add(src),
+                dst.children_ptr(kind).add(at),
+                len,
+            );
             if kind == Kind::ARange {
                 let (a, b) = (self.arange_body(), dst.arange_body());
                 ptr::copy_nonoverlapping(
-                    ptr::addr_of!((*a).children)
-                        .cast::<AtomicPtr<Node>>()
-                        .add(src),
-                    ptr::addr_of_mut!((*b).children)
-                        .cast::<AtomicPtr<Node>>()
-                        .add(at),
-                    len,
-                );
-                ptr::copy_nonoverlapping(
                     ptr::addr_of!((*a).gaps).cast::<AtomicU64>().add(src),
                     ptr::addr_of_mut!((*b).gaps).cast::<AtomicU64>().add(at),
-                    len,
-                );
-            } else {
-                let (a, b) = (self.range_body(), dst.range_body());
-                ptr::copy_nonoverlapping(
-                    ptr::addr_of!((*a).children)
-                        .cast::<AtomicPtr<Node>>()
-                        .add(src),
-                    ptr::addr_of_mut!((*b).children)
-                        .cast::<AtomicPtr<Node>>()
-                        .add(at),
                     len,
                 );
             }

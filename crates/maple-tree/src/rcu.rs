@@ -682,7 +682,7 @@ impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
 }
 
 impl<V, S: Storage<V>> WriteGuard<'_, V, S> {
-    /// Runs one write on the inner tree, publishes it, seals what it
+    /// Runs one write on the inner tree, publishes it, closes what it
     /// unlinked as a batch, tells the epoch collector what the limbo asks
     /// for ([`Limbo::after_write`]), and frees the batches no reader can see
     /// any more.
