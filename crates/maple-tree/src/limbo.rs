@@ -92,10 +92,9 @@ pub(crate) enum Garbage {
 ///
 /// Items are freed from the front, a note's worth at a time, by moving
 /// `oldest` past them; the vector is emptied, or its rest moved down, once
-/// at least half of it is freed. A `VecDeque` would do the same with no
-/// moves, but each push and each step over it in the freeing loop works out
-/// where the item lies in its ring: with a plain vector the RCU writer took
-/// about 15 fewer instructions per store (callgrind).
+/// at least half of it is freed. A `VecDeque` would need no moves, but each
+/// push and each step of the freeing loop would work out where the item
+/// lies in its ring; a vector is pushed and read as a slice.
 pub(crate) struct Limbo {
     items: Vec<Garbage>,
     /// Items before this one are freed.
@@ -107,7 +106,9 @@ pub(crate) struct Limbo {
     /// Whether the current batch holds a whole subtree.
     current_has_subtree: bool,
     /// Closed batches no note covers yet (before the current one in
-    /// `items`): how many, their items, and whether one of them is large.
+    /// `items`): how many and their items, as the note that will cover them
+    /// (its generation is given when it is made), and whether one of them
+    /// is large.
     unnoted: Note,
     unnoted_large: bool,
     /// Batches closed and not yet freed, noted or not.
