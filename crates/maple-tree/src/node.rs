@@ -501,8 +501,8 @@ impl NodePtr {
     }
 
     /// The first child pointer of an internal node of `kind`, as a raw
-    /// pointer into the node (no reference is made).
-    #[cfg_attr(loom, allow(dead_code))]
+    /// pointer into the node (no reference is made): where its children
+    /// array starts.
     #[inline]
     fn children_ptr(self, kind: Kind) -> *mut AtomicPtr<Node> {
         debug_assert!(kind != Kind::Leaf);
@@ -1164,16 +1164,10 @@ impl Snap {
     #[inline(always)]
     pub(crate) fn children(&self) -> Children {
         debug_assert!(!self.is_leaf());
-        // SAFETY: invariants 1 and 2; no reference is created.
-        let first: *const AtomicPtr<Node> = unsafe {
-            match self.header.kind() {
-                Kind::ARange => ptr::addr_of!((*self.node.arange_body()).children).cast(),
-                _ => ptr::addr_of!((*self.node.range_body()).children).cast(),
-            }
-        };
+        let first = self.node.children_ptr(self.header.kind());
         Children {
             // SAFETY: an address inside the live node is not null.
-            first: unsafe { NonNull::new_unchecked(first.cast_mut()) },
+            first: unsafe { NonNull::new_unchecked(first) },
         }
     }
 
